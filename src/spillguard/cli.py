@@ -1,0 +1,142 @@
+"""The command line: argparse lives here and only here, as do exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from spillguard import __version__
+from spillguard.errors import ExitCode, SpillguardError
+from spillguard.report import FORMATS
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CommonOptions:
+    format: str = "text"
+    output: str | None = None
+    config: str | None = None
+    include_plaintext: bool = False
+    include_allowlisted: bool = False
+    color: str = "auto"
+    quiet: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ScanOptions:
+    common: CommonOptions
+    repo: str = "."
+    revs: tuple[str, ...] = ()
+    tree: str | None = None
+    files: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class RulesOptions:
+    common: CommonOptions
+    repo: str = "."
+
+
+def _add_common_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("output and configuration")
+    group.add_argument("--format", choices=FORMATS, default="text", help="report format")
+    group.add_argument("--output", metavar="FILE", help="write the report to FILE ('-': stdout)")
+    group.add_argument("--config", metavar="FILE", help="the global (user or administrator) file")
+    group.add_argument(
+        "--include-plaintext", action="store_true", help="show full matched secrets in reports"
+    )
+    group.add_argument(
+        "--include-allowlisted", action="store_true", help="also report allowlisted findings"
+    )
+    group.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    group.add_argument("--no-color", dest="color", action="store_const", const="never")
+    group.add_argument("--quiet", "-q", action="store_true", help="print only findings and errors")
+
+
+def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    scan = commands.add_parser("scan", help="scan history, a tree, or plain files")
+    scan.add_argument("revs", nargs="*", metavar="REV", help="revisions or ranges (default HEAD)")
+    scan.add_argument("--repo", default=".", metavar="DIR", help="the repository (default .)")
+    source = scan.add_mutually_exclusive_group()
+    source.add_argument("--tree", metavar="REV", help="the files of one tree")
+    source.add_argument("--files", nargs="+", metavar="PATH", help="plain files and directories")
+    _add_common_options(scan)
+
+
+def _add_rules_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rules = commands.add_parser("rules", help="list the effective rules")
+    rules.add_argument("--repo", default=".", metavar="DIR")
+    _add_common_options(rules)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="spillguard", description="Keep secrets out of Git repositories."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_scan_parser(commands)
+    _add_rules_parser(commands)
+    return parser
+
+
+def _common(args: argparse.Namespace) -> CommonOptions:
+    return CommonOptions(
+        format=args.format,
+        output=args.output,
+        config=args.config,
+        include_plaintext=args.include_plaintext,
+        include_allowlisted=args.include_allowlisted,
+        color=args.color,
+        quiet=args.quiet,
+    )
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "scan":
+        from spillguard.commands.scan import run_scan_command
+
+        return run_scan_command(
+            ScanOptions(
+                common=_common(args),
+                repo=args.repo,
+                revs=tuple(args.revs),
+                tree=args.tree,
+                files=tuple(args.files or ()),
+            )
+        )
+    from spillguard.commands.rules import run_rules_command
+
+    return run_rules_command(RulesOptions(common=_common(args), repo=args.repo))
+
+
+@contextlib.contextmanager
+def error_handler() -> Iterator[list[int]]:
+    """Turn every SpillguardError into one line on stderr and its exit code."""
+    code: list[int] = []
+    try:
+        yield code
+    except SpillguardError as error:
+        print(f"spillguard: error: {error}", file=sys.stderr)
+        code.append(int(error.exit_code))
+    except KeyboardInterrupt:
+        print("spillguard: interrupted", file=sys.stderr)
+        code.append(int(ExitCode.INTERRUPTED))
+    except Exception as error:
+        if os.environ.get("SPILLGUARD_DEBUG"):
+            raise
+        print(f"spillguard: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        code.append(int(ExitCode.RUNTIME))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    with error_handler() as code:
+        code.append(_dispatch(args))
+    return code[-1]

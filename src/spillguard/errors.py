@@ -1,0 +1,45 @@
+"""Exit codes and the one exception hierarchy; library code raises, cli.py reports."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """The process exit codes documented in the README and DESIGN.md."""
+
+    CLEAN = 0
+    FINDINGS = 1
+    USAGE = 2
+    RUNTIME = 3
+    INTERRUPTED = 130
+
+
+class SpillguardError(Exception):
+    """Base of every error spillguard reports as one line and an exit code."""
+
+    exit_code: ExitCode = ExitCode.RUNTIME
+
+
+class ConfigError(SpillguardError):
+    """A configuration file, key, rule or reviewed-entry file is wrong."""
+
+    exit_code = ExitCode.USAGE
+
+
+class UsageError(SpillguardError):
+    """The command line asks for something that cannot be done."""
+
+    exit_code = ExitCode.USAGE
+
+
+class GitError(SpillguardError):
+    """A repository, ref or object cannot be read."""
+
+    exit_code = ExitCode.RUNTIME
+
+
+class ScanError(SpillguardError):
+    """The scan could not complete (a budget, a cap, an unreadable input)."""
+
+    exit_code = ExitCode.RUNTIME

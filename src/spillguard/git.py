@@ -1,0 +1,84 @@
+"""The one boundary with pygit2: opening repositories, resolving revisions, reading blobs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pygit2
+from pygit2.enums import FileMode
+
+from spillguard.decode import decode, is_binary
+from spillguard.errors import GitError
+from spillguard.models import Fragment, Skipped
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+LINK_MODE = int(FileMode.LINK)
+GITLINK_MODE = int(FileMode.COMMIT)
+TREE_MODE = int(FileMode.TREE)
+# An LFS pointer is a tiny text file; the content it points at is not in git.
+_LFS_HEADER = b"version https://git-lfs.github.com/spec/"
+
+
+def is_zero_id(object_id: str) -> bool:
+    """True for git's null id in any object format (40 zeros for SHA-1, 64 for SHA-256)."""
+    return bool(object_id) and set(object_id) == {"0"}
+
+
+def open_repository(path: str = ".") -> pygit2.Repository:
+    """The repository containing ``path`` (a work tree or a bare repository)."""
+    found = pygit2.discover_repository(path)
+    if found is None:
+        raise GitError(f"{path}: not a git repository")
+    try:
+        return pygit2.Repository(found)
+    except pygit2.GitError as error:
+        raise GitError(f"{path}: cannot open repository: {error}") from None
+
+
+def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
+    """The commit a revision names; a missing ref is a GitError that names it."""
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        raise GitError(f"unknown revision {rev!r}") from None
+
+
+def resolve_tree(repo: pygit2.Repository, rev: str) -> pygit2.Tree:
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Tree)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        raise GitError(f"unknown revision {rev!r}") from None
+
+
+def blob_fragment(
+    repo: pygit2.Repository, object_id: pygit2.Oid, path: str, mode: int, max_size: int
+) -> Fragment | Skipped:
+    """A blob's text as a Fragment, or why it is left out (symlink, submodule, binary...)."""
+    if mode == GITLINK_MODE:
+        return Skipped(path=path, reason="submodule")
+    if mode == LINK_MODE:
+        return Skipped(path=path, reason="symlink")
+    _, size = repo.odb.read_header(object_id)
+    if size > max_size:
+        return Skipped(path=path, reason="too large")
+    data = repo.odb.read(object_id)[1]
+    if is_binary(data):
+        return Skipped(path=path, reason="binary")
+    if data.startswith(_LFS_HEADER):
+        return Skipped(path=path, reason="LFS pointer")
+    return Fragment(path=path, text=decode(data))
+
+
+def iter_tree(
+    repo: pygit2.Repository, tree: pygit2.Tree, *, max_size: int, prefix: str = ""
+) -> Iterator[Fragment | Skipped]:
+    """Every file of a tree, depth first, in git's order."""
+    for entry in tree:
+        path = f"{prefix}{entry.name}"
+        if entry.filemode == TREE_MODE:
+            subtree = repo[entry.id].peel(pygit2.Tree)
+            yield from iter_tree(repo, subtree, max_size=max_size, prefix=f"{path}/")
+        else:
+            yield blob_fragment(repo, entry.id, path, entry.filemode, max_size)

@@ -1,0 +1,158 @@
+"""Frozen domain values. Behaviour lives in functions elsewhere, not here."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Literal, NamedTuple
+
+if TYPE_CHECKING:
+    import regex
+
+RuleKind = Literal["builtin", "custom"]
+
+#: Lines longer than this are reported with only the matched text (``truncated``),
+#: as the server does; the match offsets are then relative to that text.
+MAX_LINE_LENGTH = 1000
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One compiled rule. ``pattern`` is compiled once, at load."""
+
+    name: str
+    kind: RuleKind
+    regexp: str
+    pattern: regex.Pattern[str] = dataclasses.field(compare=False, repr=False)
+    description: str = ""
+    keywords: tuple[str, ...] = ()
+    enabled: bool = True
+    blocking: bool = True
+    source: str = "builtin"
+    #: Name of the group whose value the filters and the entropy floor judge;
+    #: the finding itself is always the whole match (group 0).
+    secret_group: str | None = None
+    min_entropy: float = 0.0
+    #: Matches whose secret contains one of these (lowercase) are not matches.
+    stopwords: tuple[str, ...] = ()
+    #: Matches whose secret matches one of these are not matches.
+    allow: tuple[regex.Pattern[str], ...] = dataclasses.field(default=(), repr=False)
+    #: Named value filter ("password": drop env references and placeholders).
+    value_filter: str | None = None
+    #: Let the pattern look past the end of the line (a key header and its body);
+    #: the match itself must still lie on the line.
+    lookahead: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class PasswordFilters:
+    """The GENERIC_PASSWORD settings the hosted variant exposes, each switchable."""
+
+    env_references: bool = True
+    placeholders: bool = True
+    min_length: int = 4
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ReviewedEntry:
+    """A reviewed string, kept as a salted SHA-256 so no plaintext is stored."""
+
+    digest: str
+    rule: str | None = None
+    reason: str = ""
+    source: str = ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class RuleSet:
+    """Everything the engine needs to judge text; no git, no files."""
+
+    rules: tuple[Rule, ...]
+    allowlist_paths: tuple[regex.Pattern[str], ...] = dataclasses.field(default=(), repr=False)
+    reviewed: tuple[ReviewedEntry, ...] = ()
+    reviewed_salt: str = ""
+    rule_timeout: float = 20.0
+    password_filters: PasswordFilters = PasswordFilters()
+    include_allowlisted: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CommitInfo:
+    id: str
+    author: str
+    email: str
+    date: str
+    message: str = dataclasses.field(default="", repr=False)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Fragment:
+    """Text to judge: a whole file, or a run of consecutive added lines of a diff."""
+
+    path: str
+    text: str = dataclasses.field(repr=False)
+    start_line: int = 1
+    commit: CommitInfo | None = None
+    ref: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    rule: str
+    blocking: bool
+    path: str
+    line: int
+    #: The whole line, or only the match when the line is longer than MAX_LINE_LENGTH.
+    text: str = dataclasses.field(repr=False)
+    line_offset_start: int
+    line_offset_end: int
+    truncated: bool
+    match_text: str = dataclasses.field(repr=False)
+    #: Where the secret proper lies within ``match_text`` (the rule's secret group);
+    #: masking hides that part and keeps the rest readable.
+    secret_start: int = 0
+    secret_end: int = -1
+    fingerprint: str
+    commit: CommitInfo | None = None
+    ref: str | None = None
+    allowlisted: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class RuleError:
+    rule: str
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Skipped:
+    """An input left out on purpose (binary, too large, a submodule...)."""
+
+    path: str
+    reason: str
+    commit: str | None = None
+    #: True when the input should have been scanned and could not be (exit 3).
+    failed: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ScanStats:
+    commits: int = 0
+    files: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ScanResult:
+    findings: tuple[Finding, ...] = ()
+    errors: tuple[RuleError, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    stats: ScanStats = ScanStats()
+    #: Notices for the reader (a skipped commit, a policy decision); never secrets.
+    notices: tuple[str, ...] = ()
+
+
+class RefUpdate(NamedTuple):
+    old: str
+    new: str
+    ref: str

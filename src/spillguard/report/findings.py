@@ -1,0 +1,60 @@
+"""A finding as the report schema's dict, masked unless plaintext is asked for."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from spillguard.redact import mask_match
+
+if TYPE_CHECKING:
+    from spillguard.models import Finding, ScanResult
+
+
+def shown_text(finding: Finding, *, plaintext: bool) -> str:
+    if plaintext:
+        return finding.text
+    start, end = finding.line_offset_start, finding.line_offset_end
+    return finding.text[:start] + shown_match(finding, plaintext=False) + finding.text[end:]
+
+
+def shown_match(finding: Finding, *, plaintext: bool) -> str:
+    if plaintext:
+        return finding.match_text
+    return mask_match(finding.match_text, finding.secret_start, finding.secret_end)
+
+
+def finding_dict(finding: Finding, *, plaintext: bool) -> dict[str, Any]:
+    commit = finding.commit
+    data: dict[str, Any] = {
+        "rule": finding.rule,
+        "blocking": finding.blocking,
+        "path": finding.path,
+        "line": finding.line,
+        "commit": commit.id if commit else None,
+        "author": commit.author if commit else None,
+        "date": commit.date if commit else None,
+        "text": shown_text(finding, plaintext=plaintext),
+        "lineOffsetStart": finding.line_offset_start,
+        "lineOffsetEnd": finding.line_offset_end,
+        "truncated": finding.truncated,
+        "matchText": shown_match(finding, plaintext=plaintext),
+        "fingerprint": finding.fingerprint,
+    }
+    if finding.ref is not None:
+        data["ref"] = finding.ref
+    if finding.allowlisted:
+        data["allowlisted"] = True
+    return data
+
+
+def summary_dict(result: ScanResult) -> dict[str, Any]:
+    stats = result.stats
+    return {
+        "commits": stats.commits,
+        "files": stats.files,
+        "bytes": stats.bytes,
+        "findings": len(result.findings),
+        "blocking": sum(1 for f in result.findings if f.blocking and not f.allowlisted),
+        "skipped": len(result.skipped),
+        "seconds": round(stats.seconds, 3),
+    }

@@ -1,0 +1,19 @@
+"""Repository-controlled text made safe for a terminal: no escape sequences, no controls."""
+
+from __future__ import annotations
+
+import regex
+
+# C0 and C1 controls (ESC among them), DEL, and bidirectional overrides that can
+# make a line read differently from what it is (Trojan Source).
+_UNSAFE = regex.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str) -> str:
+    """``text`` with every unsafe character shown as a visible escape like ``\\x1b``."""
+    return _UNSAFE.sub(
+        lambda m: (
+            f"\\x{ord(m.group(0)):02x}" if ord(m.group(0)) < 0x100 else f"\\u{ord(m.group(0)):04x}"
+        ),
+        text,
+    )

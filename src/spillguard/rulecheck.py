@@ -1,0 +1,87 @@
+"""Validation of custom rules before use: compiles, no empty match, not too broad."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spillguard.javaregex import JavaRegexError, compile_java
+
+if TYPE_CHECKING:
+    import regex
+
+# Lines of ordinary code and prose in several languages, free of credentials.
+# A custom rule that matches many of them would drown real findings in noise.
+ORDINARY_LINES = (
+    "import os",
+    "from collections import defaultdict",
+    "def main(argv=None):",
+    "    return 0",
+    "for (int i = 0; i < n; i++) {",
+    "}",
+    "if x is None:",
+    "    print('hello world')",
+    "const express = require('express');",
+    "export default function App() {",
+    "public static void main(String[] args) {",
+    "#include <stdio.h>",
+    "SELECT id, name FROM users WHERE id = 1;",
+    '<div class="container">',
+    "  margin: 0 auto;",
+    "README.md",
+    "version: 2",
+    "    - run: npm test",
+    "The quick brown fox jumps over the lazy dog.",
+    "// TODO: handle the error",
+    "# Configuration",
+    'name = "spillguard"',
+    "let total = items.reduce((a, b) => a + b, 0);",
+    "func (s *Server) Start() error {",
+    "    x = y * 2 + 1",
+    "fn main() -> Result<(), Box<dyn Error>> {",
+    "<?php echo $title; ?>",
+    "    end",
+    "}, [])",
+    "1.2.3",
+    "2024-01-01T00:00:00Z",
+    "Copyright (c) 2020 The Authors",
+)
+#: A rule matching this share of ORDINARY_LINES is rejected as too broad.
+BROAD_SHARE = 0.2
+_PROBE_TIMEOUT = 0.5
+
+
+class RuleValidationError(ValueError):
+    """A custom rule cannot be used; the message says why."""
+
+
+def compile_custom(name: str, pattern: str) -> regex.Pattern[str]:
+    """Compile and validate a custom rule's (Java-dialect) regular expression."""
+    try:
+        compiled = compile_java(pattern)
+    except JavaRegexError as error:
+        raise RuleValidationError(f"custom rule {name}: regexp {error}") from None
+    try:
+        _check_matches(name, compiled)
+    except TimeoutError:
+        raise RuleValidationError(
+            f"custom rule {name}: regexp backtracks catastrophically on ordinary code"
+        ) from None
+    return compiled
+
+
+def _check_matches(name: str, compiled: regex.Pattern[str]) -> None:
+    if compiled.search("", timeout=_PROBE_TIMEOUT) is not None:
+        raise RuleValidationError(f"custom rule {name}: regexp matches the empty string")
+    hits = 0
+    for line in ORDINARY_LINES:
+        match = compiled.search(line, timeout=_PROBE_TIMEOUT)
+        if match is None:
+            continue
+        if not match.group(0):
+            raise RuleValidationError(f"custom rule {name}: regexp can match the empty string")
+        hits += 1
+    if hits >= BROAD_SHARE * len(ORDINARY_LINES):
+        raise RuleValidationError(
+            f"custom rule {name}: regexp is too broad: it matches {hits} of "
+            f"{len(ORDINARY_LINES)} lines of ordinary code"
+        )

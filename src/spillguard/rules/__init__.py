@@ -1,0 +1,74 @@
+"""The built-in rules, shipped as package data TOML and checked like any configuration."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any
+
+import regex
+
+from spillguard import schema
+from spillguard.config import parse_toml
+from spillguard.errors import ConfigError
+from spillguard.models import Rule
+
+BUILTIN_FILE = "builtin.toml"
+_FLOAT = ((int, float), "a number")
+
+BUILTIN_RULE: dict[str, schema.Key] = {
+    "name": schema.Key(str, "an UPPER_SNAKE_CASE name"),
+    "description": schema.Key(str, "a string", ""),
+    "regexp": schema.Key(str, "a regular expression"),
+    "keywords": schema.Key(list, "a list of strings", (), item=str),
+    "enabled": schema.Key(bool, "true or false", True),
+    "secret_group": schema.Key(str, "a group name"),
+    "min_entropy": schema.Key(*_FLOAT, 0.0),
+    "stopwords": schema.Key(list, "a list of strings", (), item=str),
+    "allow": schema.Key(list, "a list of regular expressions", (), item=str),
+    "value_filter": schema.Key(str, '"password"', None, ("password",)),
+    "lookahead": schema.Key(bool, "true or false", False),
+    # Examples proven by the test suite; ``{rand:CHARSET:N}`` is expanded at test time.
+    "tp": schema.Key(list, "a list of strings", (), item=str),
+    "fp": schema.Key(list, "a list of strings", (), item=str),
+}
+
+
+def builtin_table() -> list[dict[str, Any]]:
+    """The raw rule tables of the built-in file, examples included."""
+    text = resources.files(__package__).joinpath(BUILTIN_FILE).read_text(encoding="utf-8")
+    table = parse_toml(text, BUILTIN_FILE)
+    return list(table.get("rules", []))
+
+
+@functools.cache
+def builtin_rules() -> tuple[Rule, ...]:
+    """The built-in rules in file order, compiled once per process."""
+    return tuple(_rule(spec) for spec in builtin_table())
+
+
+def _rule(spec: dict[str, Any]) -> Rule:
+    where = f"{BUILTIN_FILE}: rule {spec.get('name', '?')}"
+    schema.check_table(spec, BUILTIN_RULE, where)
+    try:
+        pattern = regex.compile(spec["regexp"])
+        allow = tuple(regex.compile(item) for item in spec.get("allow", ()))
+    except regex.error as error:
+        raise ConfigError(f"{where}: {error}") from None
+    return Rule(
+        name=spec["name"],
+        kind="builtin",
+        regexp=spec["regexp"],
+        pattern=pattern,
+        description=spec.get("description", ""),
+        keywords=tuple(keyword.lower() for keyword in spec.get("keywords", ())),
+        enabled=spec.get("enabled", True),
+        blocking=True,
+        source="builtin",
+        secret_group=spec.get("secret_group"),
+        min_entropy=float(spec.get("min_entropy", 0.0)),
+        stopwords=tuple(word.lower() for word in spec.get("stopwords", ())),
+        allow=allow,
+        value_filter=spec.get("value_filter"),
+        lookahead=spec.get("lookahead", False),
+    )

@@ -1,0 +1,110 @@
+"""The configuration keys, their types and defaults: one table every loader checks against."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from typing import Any, cast
+
+from spillguard.errors import ConfigError
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Key:
+    kind: type | tuple[type, ...]
+    expected: str
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    item: type | None = None
+
+
+_STR_LIST = Key(list, "a list of strings", (), item=str)
+
+#: Keys of a configuration file's top level (repository, user or administrator file).
+TOP_LEVEL: dict[str, Key] = {
+    "inherit_builtin_rules": Key(bool, "true or false", True),
+    "inherit_custom_rules": Key(bool, "true or false", True),
+    "rules": _STR_LIST,
+    "disabled_rules": _STR_LIST,
+    "allowlist_paths": _STR_LIST,
+    "custom_rules": Key(dict, "a table of NAME = 'regexp' or NAME = { regexp = ... }", {}),
+    "hook": Key(dict, "a table", {}),
+    "generic_password": Key(dict, "a table", {}),
+    "sync": Key(dict, "a table", {}),
+    "max_rule_timeout": Key((int, float), "a number of seconds (0 selects 20)", 0),
+    "max_file_size": Key(int, "a number of bytes", 10 * 1024 * 1024),
+    "include_plaintext_in_exports": Key(bool, "true or false", False),
+    "deduplicate_exports": Key(bool, "true or false", True),
+    "require_review_reason": Key(bool, "true or false", False),
+    # Administrator policy; read from the administrator's file only.
+    "repository_config": Key(bool, "true or false", False),
+    "locked_rules": _STR_LIST,
+    "bypass_token": Key(str, "a string ('' disables the bypass)", "skip-secret-scan"),
+    "time_budget": Key((int, float), "a number of seconds", 60),
+    "max_commits": Key(int, "a whole number", 10000),
+    "on_error": Key(str, '"reject" or "accept"', "reject", ("reject", "accept")),
+}
+
+HOOK: dict[str, Key] = {
+    "mode": Key(str, '"block" or "warn"', "block", ("block", "warn")),
+}
+
+GENERIC_PASSWORD: dict[str, Key] = {
+    "env_references": Key(bool, "true or false", True),
+    "placeholders": Key(bool, "true or false", True),
+    "min_length": Key(int, "a whole number", 4),
+}
+
+CUSTOM_RULE: dict[str, Key] = {
+    "regexp": Key(str, "a regular expression string"),
+    "enabled": Key(bool, "true or false", True),
+    "blocking": Key(bool, "true or false", True),
+    "description": Key(str, "a string", ""),
+    "keywords": _STR_LIST,
+}
+
+SYNC: dict[str, Key] = {
+    "server": Key(str, "a URL"),
+    "project": Key(str, "a project key"),
+    "repo": Key(str, "a repository slug"),
+    "space": Key(str, "a space key"),
+    "variant": Key(
+        str,
+        '"code-hosting", "wiki", "issue-tracker" or "hosted"',
+        None,
+        ("code-hosting", "wiki", "issue-tracker", "hosted"),
+    ),
+    "xsrf_header": Key(str, "an HTTP header name", "X-Host-Token"),
+    "ca_bundle": Key(str, "a path to a PEM file"),
+    "timeout": Key((int, float), "a number of seconds", 10),
+    "max_age": Key((int, float), "a number of hours", 24),
+}
+
+
+def check_table(table: dict[str, Any], keys: dict[str, Key], where: str) -> dict[str, Any]:
+    """``table`` checked against ``keys``: unknown keys and wrong types are ConfigErrors."""
+    for name, value in table.items():
+        key = keys.get(name)
+        if key is None:
+            close = difflib.get_close_matches(name, keys, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{where}: unknown key {name!r}{hint}")
+        check_value(value, key, f"{where}: {name}")
+    return table
+
+
+def check_value(value: Any, key: Key, where: str) -> None:
+    # bool is an int in Python; a number key must not accept true/false.
+    wrong_bool = isinstance(value, bool) and bool not in _as_tuple(key.kind)
+    if wrong_bool or not isinstance(value, key.kind):
+        raise ConfigError(f"{where} must be {key.expected}, not {type(value).__name__}")
+    if key.choices and value not in key.choices:
+        raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
+    if key.item is not None:
+        for item in cast("list[Any]", value):
+            if not isinstance(item, key.item):
+                raise ConfigError(f"{where} must be {key.expected}")
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)

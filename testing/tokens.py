@@ -1,0 +1,53 @@
+"""Token-shaped test data generated at test time, so the repository holds no credential.
+
+A template's ``{rand:CHARSET:N}`` becomes N random characters of CHARSET.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+import regex
+
+CHARSETS = {
+    "A": string.ascii_uppercase,
+    "a": string.ascii_lowercase,
+    "0": string.digits,
+    "Aa": string.ascii_letters,
+    "Aa0": string.ascii_letters + string.digits,
+    "A0": string.ascii_uppercase + string.digits,
+    "a0": string.ascii_lowercase + string.digits,
+    "A2": string.ascii_uppercase + "234567",
+    "h": "0123456789abcdef",
+    "H": "0123456789ABCDEF",
+    "b64": string.ascii_letters + string.digits + "+/",
+    "b64u": string.ascii_letters + string.digits + "-_",
+    "Aa0_": string.ascii_letters + string.digits + "_",
+    "Aa0-": string.ascii_letters + string.digits + "-",
+}
+_TEMPLATE = regex.compile(r"\{rand:([^:}]+):(\d+)\}")
+
+
+def random_token(charset: str, length: int, rng: random.Random) -> str:
+    """``length`` characters of ``charset``, with at least one of each kind it offers.
+
+    Mixing kinds keeps generated tokens above any entropy floor a rule sets.
+    """
+    alphabet = CHARSETS[charset]
+    while True:
+        token = "".join(rng.choice(alphabet) for _ in range(length))
+        kinds = [set(token) & set(group) for group in _groups(alphabet)]
+        if length < 8 or all(kinds):
+            return token
+
+
+def _groups(alphabet: str) -> list[str]:
+    groups = [string.ascii_uppercase, string.ascii_lowercase, string.digits]
+    return [group for group in groups if set(group) & set(alphabet)]
+
+
+def expand(template: str, seed: int | str = 0) -> str:
+    """``template`` with every ``{rand:CHARSET:N}`` filled in, reproducibly for a seed."""
+    rng = random.Random(str(seed))
+    return _TEMPLATE.sub(lambda m: random_token(m.group(1), int(m.group(2)), rng), template)

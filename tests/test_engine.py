@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import regex
+
+from spillguard.engine import Scanner
+from spillguard.fingerprint import reviewed_digest
+from spillguard.models import MAX_LINE_LENGTH, Fragment, ReviewedEntry, Rule, RuleSet
+
+
+def rule(name: str, pattern: str, **kwargs: object) -> Rule:
+    return Rule(name=name, kind="custom", regexp=pattern, pattern=regex.compile(pattern), **kwargs)
+
+
+def scan(text: str, *rules: Rule, path: str = "f.txt", **settings: object):
+    scanner = Scanner(RuleSet(rules=rules, **settings))
+    return scanner.scan(Fragment(path=path, text=text, start_line=1))
+
+
+def test_first_matching_rule_per_line_wins():
+    first = rule("FIRST", r"tok_[a-z]+")
+    second = rule("SECOND", r"tok_\w+")
+    findings = scan("x = tok_abc\n", first, second)
+    assert [f.rule for f in findings] == ["FIRST"]
+    findings = scan("x = tok_abc\n", second, first)
+    assert [f.rule for f in findings] == ["SECOND"]
+
+
+def test_one_finding_per_line_and_group_zero():
+    findings = scan("a tok_one tok_two\nb\ntok_three", rule("T", r"tok_(?P<s>[a-z]+)"))
+    assert [(f.line, f.match_text) for f in findings] == [(1, "tok_one"), (3, "tok_three")]
+    assert findings[0].text == "a tok_one tok_two"
+    assert (findings[0].line_offset_start, findings[0].line_offset_end) == (2, 9)
+
+
+def test_long_line_is_truncated_to_the_match_with_offsets_into_it():
+    line = "x" * (MAX_LINE_LENGTH * 50) + "tok_secret;" + "y" * 1000
+    (finding,) = scan(f"first\n{line}\n", rule("T", r"tok_[a-z]+"))
+    assert finding.truncated
+    assert finding.line == 2
+    assert finding.text == "tok_secret"
+    assert finding.text[finding.line_offset_start : finding.line_offset_end] == "tok_secret"
+
+
+def test_fingerprint_ignores_line_moves():
+    r = rule("T", r"tok_[a-z]+")
+    (a,) = scan("tok_abc", r)
+    (b,) = scan("\n\n\nsome tok_abc here", r)
+    assert a.fingerprint == b.fingerprint
+    (c,) = scan("tok_abc", r, path="other.txt")
+    assert c.fingerprint != a.fingerprint
+
+
+def test_reviewed_entry_hides_exact_match_optionally_per_rule():
+    r = rule("T", r"tok_[a-z]+")
+    entry = ReviewedEntry(digest=reviewed_digest("tok_abc", "salt"))
+    assert (
+        scan("tok_abc\ntok_abcd", r, reviewed=(entry,), reviewed_salt="salt")[0].match_text
+        == "tok_abcd"
+    )
+    bound = ReviewedEntry(digest=reviewed_digest("tok_abc", "s"), rule="OTHER")
+    assert len(scan("tok_abc", r, reviewed=(bound,), reviewed_salt="s")) == 1
+
+
+def test_catastrophic_rule_is_a_rule_error_and_the_scan_goes_on():
+    slow = rule("SLOW", r"(a|aa)+$")
+    fine = rule("FINE", r"tok_[a-z]+")
+    scanner = Scanner(RuleSet(rules=(slow, fine), rule_timeout=0.2))
+    text = "\n".join(["a" * 60 + "!"] * 50 + ["tok_abc"])
+    findings = scanner.scan(Fragment(path="f", text=text))
+    assert [f.rule for f in findings] == ["FINE"]
+    assert [e.rule for e in scanner.errors] == ["SLOW"]
+    assert "SLOW" in scanner.errors[0].message
