@@ -1,4 +1,10 @@
-"""Find the configuration files that apply to a scan and resolve them into one Config."""
+"""Find the configuration files that apply to a scan and resolve them into one Config.
+
+Layers, lowest first: built-in rules; the global file (``--config``, else the
+user's ``$XDG_CONFIG_HOME/spillguard/config.toml``; on a server the administrator's
+``spillguard.toml`` in the bare repository); the synced server cache; the
+per-repository ``.spillguard.toml``; command-line flags.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +12,25 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.config import REPOSITORY_FILE, Config, Layer, load_layer_file, resolve
+from spillguard.config import (
+    REPOSITORY_FILE,
+    Config,
+    Layer,
+    load_layer_file,
+    load_layer_text,
+    resolve,
+)
 from spillguard.rules import builtin_rules
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+
+#: The administrator's file inside a bare repository on a server.
+SERVER_FILE = "spillguard.toml"
+
+#: (text, source) of a per-repository file read from somewhere other than the disk
+#: (the index, a commit), or None when there is none.
+RepositoryText = tuple[str, str] | None
 
 
 def user_config_path(environ: Mapping[str, str]) -> Path:
@@ -27,18 +47,56 @@ def global_layers(config_path: str | None, environ: Mapping[str, str]) -> list[L
     return [load_layer_file(user, role="global")] if user.is_file() else []
 
 
+def _repository_layer(root: str | None, repository_text: RepositoryText | bool) -> list[Layer]:
+    if repository_text is False:
+        return []
+    if isinstance(repository_text, tuple):
+        text, source = repository_text
+        return [load_layer_text(text, source=source, role="repository")]
+    if repository_text is None or root is None:
+        return []
+    path = Path(root, REPOSITORY_FILE)
+    return [load_layer_file(path, role="repository")] if path.is_file() else []
+
+
 def load_config(
     *,
     root: str | None,
     config_path: str | None = None,
     include_allowlisted: bool = False,
     environ: Mapping[str, str] | None = None,
+    repository_text: RepositoryText | bool = True,
 ) -> Config:
-    """Built-in rules, the global file, then ``root/.spillguard.toml`` when ``root`` is given."""
+    """The configuration of a local scan or client hook.
+
+    ``repository_text``: True reads ``root/.spillguard.toml`` from disk; a
+    ``(text, source)`` pair uses that text instead (the staged version, for
+    pre-commit); None or False means no per-repository file.
+    """
     env = os.environ if environ is None else environ
-    layers = global_layers(config_path, env)
-    if root is not None:
-        repository_file = Path(root, REPOSITORY_FILE)
-        if repository_file.is_file():
-            layers.append(load_layer_file(repository_file, role="repository"))
+    layers = global_layers(config_path, env) + _repository_layer(root, repository_text)
     return resolve(builtin_rules(), layers, include_allowlisted=include_allowlisted)
+
+
+def load_server_config(
+    *,
+    repo_dir: str,
+    config_path: str | None,
+    read_repository_file: Callable[[], RepositoryText],
+) -> Config:
+    """The configuration of a pre-receive hook in a bare repository.
+
+    The administrator's file decides whether a per-repository file is honoured
+    (``repository_config``); only then is ``read_repository_file`` called, and it
+    must read the file from the default branch as it was before the push, never
+    from the pushed commits.
+    """
+    admin_path = Path(config_path) if config_path else Path(repo_dir, SERVER_FILE)
+    admin = (
+        [load_layer_file(admin_path, role="global")] if config_path or admin_path.is_file() else []
+    )
+    policy = resolve(builtin_rules(), admin)
+    if not policy.repository_config:
+        return policy
+    repository = _repository_layer(None, read_repository_file())
+    return resolve(builtin_rules(), admin + repository)
