@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("spillguard")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0+unknown"
+def __getattr__(name: str) -> str:
+    # importlib.metadata costs tens of milliseconds; hooks run on every commit,
+    # so the version is looked up only when someone asks for it.
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("spillguard")
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree
+            return "0+unknown"
+    raise AttributeError(name)
+
 
 __all__ = ["__version__"]

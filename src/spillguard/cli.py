@@ -9,7 +9,6 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from spillguard import __version__
 from spillguard.errors import ExitCode, SpillguardError
 from spillguard.report import FORMATS
 
@@ -75,11 +74,20 @@ def _add_rules_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     _add_common_options(rules)
 
 
+class _VersionAction(argparse.Action):
+    """--version, looking the version up only when asked (it is slow to import)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        import spillguard
+
+        parser.exit(message=f"spillguard {spillguard.__version__}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spillguard", description="Keep secrets out of Git repositories."
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_scan_parser(commands)
     _add_rules_parser(commands)

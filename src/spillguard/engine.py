@@ -9,8 +9,11 @@ text never reaches a regular expression.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import defaultdict
 from typing import TYPE_CHECKING
+
+import regex
 
 from spillguard.allowlist import has_pragma, path_allowlisted
 from spillguard.entropy import shannon
@@ -21,10 +24,18 @@ from spillguard.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleErro
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    import regex
-
 #: How far past its line a ``lookahead`` rule may look (a PEM body follows its header).
 LOOKAHEAD_CHARS = 512
+
+
+@functools.cache
+def _compile(regexp: str, flags: int) -> regex.Pattern[str]:
+    return regex.compile(regexp, flags)
+
+
+def compiled(rule: Rule) -> regex.Pattern[str]:
+    """The rule's compiled pattern, compiling (once per process) on first use."""
+    return rule.pattern if rule.pattern is not None else _compile(rule.regexp, rule.flags)
 
 
 class Scanner:
@@ -122,7 +133,7 @@ class Scanner:
         if rule.lookahead:
             subject = line.whole[line.start : line.end + LOOKAHEAD_CHARS]
         try:
-            for match in rule.pattern.finditer(subject, timeout=self.ruleset.rule_timeout):
+            for match in compiled(rule).finditer(subject, timeout=self.ruleset.rule_timeout):
                 if match.start() >= len(line.text):
                     return None
                 if match.end() > len(line.text) or not self._acceptable(rule, match):

@@ -22,7 +22,11 @@ class Rule:
     name: str
     kind: RuleKind
     regexp: str
-    pattern: regex.Pattern[str] = dataclasses.field(compare=False, repr=False)
+    #: Compiled at load for custom rules (validation needs it); None for built-in
+    #: rules, which engine.compiled() compiles on first use: most never match a
+    #: keyword in a small commit, and compiling all of them costs start-up time.
+    pattern: regex.Pattern[str] | None = dataclasses.field(default=None, compare=False, repr=False)
+    flags: int = 0
     description: str = ""
     keywords: tuple[str, ...] = ()
     enabled: bool = True
