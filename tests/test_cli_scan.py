@@ -1,0 +1,158 @@
+"""``spillguard scan --files`` and ``--tree`` through the real command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.cli import main
+from spillguard.models import MAX_LINE_LENGTH
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from testing.gitrepo import GitRepo
+
+AWS_KEY = expand("AKIA{rand:A2:16}", "cli")
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict]:
+    code = main([*argv, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_files_reports_masked_finding_and_exits_1(tmp_path: Path, capsys) -> None:
+    (tmp_path / "settings.py").write_text(f"x = 1\naws_key = '{AWS_KEY}'\n")
+    code, report = run_json(capsys, "scan", "--files", str(tmp_path))
+    assert code == 1
+    (finding,) = report["findings"]
+    assert finding["rule"] == "AWS_CLIENT_ID"
+    assert finding["line"] == 2
+    assert finding["matchText"] == AWS_KEY[:4] + "*" * 16
+    assert AWS_KEY not in json.dumps(report)
+    assert (
+        finding["text"][finding["lineOffsetStart"] : finding["lineOffsetEnd"]]
+        == finding["matchText"]
+    )
+    assert report["summary"]["blocking"] == 1
+
+
+def test_include_plaintext_shows_the_secret(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.txt").write_text(f"{AWS_KEY}\n")
+    _, report = run_json(capsys, "scan", "--files", str(tmp_path), "--include-plaintext")
+    assert report["findings"][0]["matchText"] == AWS_KEY
+
+
+def test_clean_tree_exits_0(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.py").write_text("print('hello')\n")
+    code, report = run_json(capsys, "scan", "--files", str(tmp_path))
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_text_report_is_grouped_by_file_and_masked(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.env").write_text(f"AWS_ID={AWS_KEY}\nB={AWS_KEY}\n")
+    assert main(["scan", "--files", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert AWS_KEY not in out
+    assert out.count("a.env:") == 2
+    assert "2 finding(s), 2 blocking" in out
+
+
+def test_pragma_and_include_allowlisted(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.py").write_text(f"key = '{AWS_KEY}'  # pragma: allowlist-secret\n")
+    code, report = run_json(capsys, "scan", "--files", str(tmp_path))
+    assert (code, report["findings"]) == (0, [])
+    code, report = run_json(capsys, "scan", "--files", str(tmp_path), "--include-allowlisted")
+    assert code == 0
+    assert report["findings"][0]["allowlisted"] is True
+
+
+def test_skips_binary_git_dir_and_oversized_and_says_so(tmp_path: Path, capsys) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\0\1\2" + AWS_KEY.encode())
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text(AWS_KEY)
+    with (tmp_path / "huge.log").open("wb") as handle:  # 100 MB, sparse: cheap to make
+        handle.truncate(100 * 1024 * 1024)
+    code, report = run_json(capsys, "scan", "--files", str(tmp_path))
+    assert code == 0
+    reasons = {item["path"].rsplit("/", 1)[-1]: item["reason"] for item in report["skipped"]}
+    assert reasons == {"blob.bin": "binary", "huge.log": "too large"}
+
+
+def test_non_utf8_text_is_scanned(tmp_path: Path, capsys) -> None:
+    (tmp_path / "latin1.txt").write_bytes(b"caf\xe9 " + AWS_KEY.encode() + b"\n")
+    code, report = run_json(capsys, "scan", "--files", str(tmp_path))
+    assert code == 1
+    assert report["findings"][0]["path"].endswith("latin1.txt")
+
+
+def test_ten_megabyte_line_finds_the_key_with_offsets_into_the_match(
+    tmp_path: Path, capsys
+) -> None:
+    line = "a=1;" * (10_000_000 // 4) + f"k='{AWS_KEY}';"
+    (tmp_path / "bundle.min.js").write_text(line + "\n")
+    code, report = run_json(capsys, "scan", "--files", str(tmp_path), "--include-plaintext")
+    assert code == 1
+    (finding,) = report["findings"]
+    assert len(line) > MAX_LINE_LENGTH
+    assert finding["truncated"] is True
+    assert finding["text"] == AWS_KEY
+    assert (finding["lineOffsetStart"], finding["lineOffsetEnd"]) == (0, 20)
+
+
+def test_missing_path_is_reported_and_the_rest_still_scanned(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.txt").write_text(f"{AWS_KEY}\n")
+    code = main(["scan", "--files", str(tmp_path / "nope"), str(tmp_path / "a.txt")])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "a.txt:1" in captured.out
+    assert "nope: does not exist" in captured.out
+    assert main(["scan", "--files", str(tmp_path / "nope")]) == 3
+
+
+def test_tree_scan_reads_the_committed_tree_not_the_work_tree(repo: GitRepo, capsys) -> None:
+    repo.write("app/config.yml", f"aws: {AWS_KEY}\n")
+    repo.write("logo.png", b"\x89PNG\0\0" + AWS_KEY.encode())
+    repo.commit("add config")
+    (repo.path / "app" / "config.yml").write_text("clean now\n")
+    code, report = run_json(capsys, "scan", "--repo", str(repo.path), "--tree", "HEAD")
+    assert code == 1
+    assert [(f["path"], f["line"]) for f in report["findings"]] == [("app/config.yml", 1)]
+    assert report["skipped"] == [{"path": "logo.png", "reason": "binary", "commit": None}]
+
+
+def test_unknown_revision_is_one_line_and_exit_3(repo: GitRepo, capsys) -> None:
+    repo.write("a", "x\n")
+    repo.commit()
+    assert main(["scan", "--repo", str(repo.path), "--tree", "no-such-ref"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["spillguard: error: unknown revision 'no-such-ref'"]
+
+
+def test_not_a_repository(tmp_path: Path, capsys) -> None:
+    assert main(["scan", "--repo", str(tmp_path), "--tree", "HEAD"]) == 3
+    assert "not a git repository" in capsys.readouterr().err
+
+
+def test_python_dash_m_runs_without_importing_rich(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("nothing here\n")
+    probe = (
+        "import sys, runpy; sys.argv = ['spillguard', 'scan', '--files', sys.argv[1]]\n"
+        "try:\n    runpy.run_module('spillguard', run_name='__main__')\n"
+        "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+        "assert 'rich' not in sys.modules, 'rich imported on the plain path'\n"
+    )
+    subprocess.run([sys.executable, "-c", probe, str(tmp_path)], check=True)
+
+
+def test_rules_json_lists_builtin_rules(capsys, tmp_path: Path) -> None:
+    assert main(["rules", "--repo", str(tmp_path), "--format", "json"]) == 0
+    rules = json.loads(capsys.readouterr().out)["rules"]
+    names = {rule["name"] for rule in rules}
+    assert {"AWS_CLIENT_ID", "AWS_SECRET_ACCESS_KEY", "GENERIC_PASSWORD"} <= names
+    assert all(rule["kind"] == "builtin" and rule["source"] == "builtin" for rule in rules)
