@@ -34,6 +34,10 @@ class ScanOptions:
     revs: tuple[str, ...] = ()
     tree: str | None = None
     files: tuple[str, ...] = ()
+    all_refs: bool = False
+    branches: tuple[str, ...] = ()
+    since: str | None = None
+    until: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,6 +69,13 @@ def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     source = scan.add_mutually_exclusive_group()
     source.add_argument("--tree", metavar="REV", help="the files of one tree")
     source.add_argument("--files", nargs="+", metavar="PATH", help="plain files and directories")
+    history = scan.add_argument_group("history")
+    history.add_argument("--all", dest="all_refs", action="store_true", help="every ref and HEAD")
+    history.add_argument(
+        "--branch", action="append", default=[], metavar="NAME", help="a local branch (repeatable)"
+    )
+    history.add_argument("--since", metavar="DATE", help="commits from DATE on (ISO 8601, UTC)")
+    history.add_argument("--until", metavar="DATE", help="commits before DATE (ISO 8601, UTC)")
     _add_common_options(scan)
 
 
@@ -117,6 +128,10 @@ def _dispatch(args: argparse.Namespace) -> int:
                 revs=tuple(args.revs),
                 tree=args.tree,
                 files=tuple(args.files or ()),
+                all_refs=args.all_refs,
+                branches=tuple(args.branch),
+                since=args.since,
+                until=args.until,
             )
         )
     from spillguard.commands.rules import run_rules_command

@@ -34,6 +34,11 @@ def open_repository(path: str = ".") -> pygit2.Repository:
     try:
         return pygit2.Repository(found)
     except pygit2.GitError as error:
+        if "object format" in str(error):
+            raise GitError(
+                f"{path}: repositories in the SHA-256 object format are not supported yet "
+                "(libgit2 reads SHA-1 only)"
+            ) from None
         raise GitError(f"{path}: cannot open repository: {error}") from None
 
 
@@ -52,22 +57,33 @@ def resolve_tree(repo: pygit2.Repository, rev: str) -> pygit2.Tree:
         raise GitError(f"unknown revision {rev!r}") from None
 
 
+def skip_reason(
+    repo: pygit2.Repository, object_id: pygit2.Oid, mode: int, max_size: int
+) -> tuple[str | None, bytes]:
+    """Why a blob is left out (symlink, submodule, too large, binary, LFS pointer), or
+    None and its content."""
+    if mode == GITLINK_MODE:
+        return "submodule", b""
+    if mode == LINK_MODE:
+        return "symlink", b""
+    _, size = repo.odb.read_header(object_id)
+    if size > max_size:
+        return "too large", b""
+    data: bytes = repo.odb.read(object_id)[1]
+    if is_binary(data):
+        return "binary", b""
+    if data.startswith(_LFS_HEADER):
+        return "LFS pointer", b""
+    return None, data
+
+
 def blob_fragment(
     repo: pygit2.Repository, object_id: pygit2.Oid, path: str, mode: int, max_size: int
 ) -> Fragment | Skipped:
     """A blob's text as a Fragment, or why it is left out (symlink, submodule, binary...)."""
-    if mode == GITLINK_MODE:
-        return Skipped(path=path, reason="submodule")
-    if mode == LINK_MODE:
-        return Skipped(path=path, reason="symlink")
-    _, size = repo.odb.read_header(object_id)
-    if size > max_size:
-        return Skipped(path=path, reason="too large")
-    data = repo.odb.read(object_id)[1]
-    if is_binary(data):
-        return Skipped(path=path, reason="binary")
-    if data.startswith(_LFS_HEADER):
-        return Skipped(path=path, reason="LFS pointer")
+    reason, data = skip_reason(repo, object_id, mode, max_size)
+    if reason is not None:
+        return Skipped(path=path, reason=reason)
     return Fragment(path=path, text=decode(data))
 
 

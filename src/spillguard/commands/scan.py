@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 
 
 def _source(options: ScanOptions, config: Config) -> Source:
+    history = options.revs or options.all_refs or options.branches or options.since or options.until
+    if history and (options.files or options.tree is not None):
+        raise UsageError(
+            "REV, --all, --branch, --since and --until select history, not --tree/--files"
+        )
     if options.files:
         from spillguard.sources.files import iter_files
 
@@ -27,7 +32,23 @@ def _source(options: ScanOptions, config: Config) -> Source:
         from spillguard.sources.tree import iter_tree_at
 
         return iter_tree_at(options.repo, options.tree, max_size=config.max_file_size)
-    raise UsageError("history scans need the git sources; use --tree REV or --files PATH")
+    return _history(options, config)
+
+
+def _history(options: ScanOptions, config: Config) -> Source:
+    from spillguard import git
+    from spillguard.dates import parse_instant
+    from spillguard.sources.history import Selection, iter_history
+
+    selection = Selection(
+        revs=options.revs,
+        all_refs=options.all_refs,
+        branches=options.branches,
+        since=None if options.since is None else parse_instant(options.since, "--since"),
+        until=None if options.until is None else parse_instant(options.until, "--until"),
+    )
+    repo = git.open_repository(options.repo)
+    return iter_history(repo, selection, max_size=config.max_file_size)
 
 
 def report_options(common: CommonOptions, config: Config) -> ReportOptions:

@@ -1,0 +1,162 @@
+"""The lines one commit adds, as Fragments: the source under history, push and receive scans.
+
+What a commit *adds*:
+
+- an ordinary commit: the ``+`` lines of its diff against its parent (no context
+  lines), with renames detected so that moving a file does not report it again; a
+  root commit is diffed against the empty tree;
+- a merge: only the lines that **no parent had**, that is lines added relative to
+  every parent (git's combined-diff view). A merge that takes a side branch's file
+  as it is adds nothing, so the branch's findings are reported once, by the commits
+  that introduced them; a line written while resolving a conflict is the merge's own.
+  Renames are detected against the first parent only.
+
+Each fragment is a run of consecutive added lines; ``start_line`` is its 1-based
+line number in the commit's version of the file. Deleted files add nothing.
+Submodules (gitlinks), symlinks, binary blobs, Git LFS pointer files and blobs over
+``max_size`` are left out and yielded as ``Skipped`` so the summary can say so.
+Text that is not UTF-8 is read as Latin-1, so no byte sequence stops a scan.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+import pygit2
+from pygit2.enums import DeltaStatus, DiffFind, DiffOption
+
+from spillguard import git
+from spillguard.decode import decode
+from spillguard.models import CommitInfo, Fragment, Skipped
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+    from spillguard.sources import Source
+
+#: Lines of one file a commit adds: new line number -> raw line (with its newline).
+AddedLines = dict[int, bytes]
+
+# FORCE_TEXT: a `-diff` or `binary` attribute in .gitattributes must not hide a
+# file's lines from the scan; real binaries are recognised by content first.
+_DIFF_FLAGS = DiffOption.FORCE_TEXT
+
+
+def commit_info(commit: pygit2.Commit) -> CommitInfo:
+    """Who and when: the author and the author date in ISO 8601 UTC."""
+    author = commit.author
+    when = dt.datetime.fromtimestamp(author.time, tz=dt.timezone.utc)
+    return CommitInfo(
+        id=str(commit.id),
+        author=author.raw_name.decode("utf-8", "replace"),
+        email=author.raw_email.decode("utf-8", "replace"),
+        date=when.isoformat().replace("+00:00", "Z"),
+        message=commit.raw_message.decode("utf-8", "replace"),
+    )
+
+
+def iter_commit_fragments(
+    repo: pygit2.Repository, commit: pygit2.Commit, *, max_size: int, ref: str | None = None
+) -> Source:
+    """The fragments of added lines that ``commit`` introduces (see the module doc)."""
+    info = commit_info(commit)
+    for path, item in _added_by_file(repo, commit, max_size):
+        if isinstance(item, str):
+            yield Skipped(path=path, reason=item, commit=info.id)
+        else:
+            yield from _fragments(path, item, info, ref)
+
+
+def _added_by_file(
+    repo: pygit2.Repository, commit: pygit2.Commit, max_size: int
+) -> Iterator[tuple[str, AddedLines | str]]:
+    parents = commit.parents
+    diff = _tree_diff(parents[0].tree if parents else None, commit.tree)
+    others = [parent.tree for parent in parents[1:]]
+    for index, delta in enumerate(diff.deltas):
+        if delta.status == DeltaStatus.DELETED:
+            continue
+        new = delta.new_file
+        if any(_same_blob(tree, new.path, new.id) for tree in others):
+            continue  # a merge that took this file from another parent adds nothing here
+        reason, _ = git.skip_reason(repo, new.id, new.mode, max_size)
+        if reason is not None:
+            yield new.path, reason
+            continue
+        patch = diff[index]
+        if patch is None:
+            continue
+        added = _patch_added(patch)
+        for tree in others:
+            added = _also_added_against(repo, tree, new.path, new.id, added)
+        if added:
+            yield new.path, added
+
+
+def _tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:
+    if old is None:
+        return new.diff_to_tree(flags=_DIFF_FLAGS, context_lines=0, swap=True)
+    diff = old.diff_to_tree(new, flags=_DIFF_FLAGS, context_lines=0)
+    diff.find_similar(flags=DiffFind.FIND_RENAMES)
+    return diff
+
+
+def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object | None:
+    try:
+        return tree[path]
+    except KeyError:
+        return None
+
+
+def _same_blob(tree: pygit2.Tree, path: str, object_id: pygit2.Oid) -> bool:
+    entry = _entry(tree, path)
+    return entry is not None and entry.id == object_id
+
+
+def _patch_added(patch: pygit2.Patch) -> AddedLines:
+    return {
+        line.new_lineno: line.raw_content
+        for hunk in patch.hunks
+        for line in hunk.lines
+        if line.origin == "+"
+    }
+
+
+def _also_added_against(
+    repo: pygit2.Repository,
+    tree: pygit2.Tree,
+    path: str,
+    object_id: pygit2.Oid,
+    added: AddedLines,
+) -> AddedLines:
+    """The lines of ``added`` that are also new relative to ``tree``'s version of ``path``."""
+    entry = _entry(tree, path)
+    if not added or entry is None or not isinstance(entry, pygit2.Blob):
+        return added
+    new = repo[object_id].peel(pygit2.Blob)
+    patch = pygit2.Patch.create_from(entry, new, flag=_DIFF_FLAGS, context_lines=0)
+    also = _patch_added(patch)
+    return {number: line for number, line in added.items() if number in also}
+
+
+def _fragments(
+    path: str, added: Mapping[int, bytes], info: CommitInfo, ref: str | None
+) -> Iterator[Fragment]:
+    """One fragment per run of consecutive line numbers."""
+    run: list[bytes] = []
+    start = previous = 0
+    for number in sorted(added):
+        if run and number != previous + 1:
+            yield Fragment(
+                path=path, text=decode(b"".join(run)), start_line=start, commit=info, ref=ref
+            )
+            run = []
+        if not run:
+            start = number
+        run.append(added[number])
+        previous = number
+    if run:
+        yield Fragment(
+            path=path, text=decode(b"".join(run)), start_line=start, commit=info, ref=ref
+        )

@@ -1,0 +1,213 @@
+"""``spillguard scan`` over history: ranges, dates, merges, renames and what is skipped."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.cli import main
+from testing.gitrepo import GitRepo
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def key(seed: str) -> str:
+    return expand("AKIA{rand:A2:16}", seed)
+
+
+def scan(capsys: pytest.CaptureFixture[str], repo: GitRepo, *argv: str) -> tuple[int, dict]:
+    code = main(["scan", "--repo", str(repo.path), *argv, "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def found(report: dict) -> list[tuple[str, str, int]]:
+    """(short commit, path, line) of each finding, sorted."""
+    return sorted((f["commit"][:7], f["path"], f["line"]) for f in report["findings"])
+
+
+@pytest.fixture(scope="module")
+def linear(tmp_path_factory: pytest.TempPathFactory) -> tuple[GitRepo, dict[str, str]]:
+    """c1 adds a key; c2 removes it; c3 adds another on line 3; tag v1 at c2."""
+    repo = GitRepo(tmp_path_factory.mktemp("linear") / "repo")
+    repo.write("app.py", f"x = 1\nkey = '{key('one')}'\n")
+    c1 = repo.commit("one", date="2024-01-01T00:00:00Z")
+    repo.write("app.py", "x = 1\n")
+    c2 = repo.commit("two", date="2024-02-01T00:00:00Z")
+    repo.git("tag", "v1")
+    repo.write("app.py", f"x = 1\ny = 2\nkey = '{key('three')}'\n")
+    c3 = repo.commit("three", date="2024-03-01T00:00:00Z")
+    return repo, {"c1": c1[:7], "c2": c2[:7], "c3": c3[:7]}
+
+
+def test_default_scans_all_of_head_naming_commit_author_date_path_line(linear, capsys) -> None:
+    repo, ids = linear
+    code, report = scan(capsys, repo)
+    assert code == 1
+    # the key removed by c2 is still c1's finding: every commit is judged on its own
+    assert found(report) == [(ids["c1"], "app.py", 2), (ids["c3"], "app.py", 3)]
+    first = next(f for f in report["findings"] if f["commit"].startswith(ids["c1"]))
+    assert (first["author"], first["date"]) == ("Ada Tester", "2024-01-01T00:00:00Z")
+    assert report["summary"]["commits"] == 2  # c2 adds no line
+    assert key("one") not in json.dumps(report)
+
+
+def test_text_report_names_commit_author_and_date(linear, capsys) -> None:
+    repo, ids = linear
+    assert main(["scan", "--repo", str(repo.path), "v1"]) == 1
+    out = capsys.readouterr().out
+    assert f"commit {ids['c1']}" in out
+    assert "Ada Tester 2024-01-01T00:00:00Z: app.py" in out
+    assert "app.py:2  AWS_CLIENT_ID  blocking" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["v1..HEAD"], ["c3"]),
+        (["HEAD", "^v1"], ["c3"]),
+        (["v1"], ["c1"]),
+        (["HEAD~2..v1"], []),
+        (["HEAD...v1"], ["c3"]),
+        (["v1...HEAD"], ["c3"]),
+        (["--branch", "main"], ["c1", "c3"]),
+        (["--all"], ["c1", "c3"]),
+        (["--since", "2024-01-01"], ["c1", "c3"]),
+        (["--since", "2024-01-01T00:00:01Z"], ["c3"]),
+        (["--until", "2024-03-01T00:00:00Z"], ["c1"]),  # the end is exclusive
+        (["--since", "2024-01-15", "--until", "2024-03-01T00:00:01+00:00"], ["c3"]),
+        (["--since", "2024-03-01T01:00:00+01:00"], ["c3"]),  # an offset is honoured
+    ],
+)
+def test_revision_selection(linear, capsys, argv: list[str], expected: list[str]) -> None:
+    repo, ids = linear
+    code, report = scan(capsys, repo, *argv)
+    assert sorted({commit for commit, _, _ in found(report)}) == sorted(ids[c] for c in expected)
+    assert code == (1 if expected else 0)
+
+
+def test_symmetric_range_covers_both_sides_only(repo: GitRepo, capsys) -> None:
+    repo.write("base.txt", f"{key('base')}\n")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("side.txt", f"{key('side')}\n")
+    repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    repo.write("main.txt", f"{key('main')}\n")
+    repo.commit("main")
+    _, report = scan(capsys, repo, "main...side")
+    assert sorted(f["path"] for f in report["findings"]) == ["main.txt", "side.txt"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["no-such-ref"], "unknown revision 'no-such-ref'"),
+        (["--branch", "nope"], "no branch named 'nope'"),
+        (["--since", "last week"], "--since 'last week': not an ISO 8601 date"),
+        (["HEAD", "--tree", "HEAD"], "select history, not --tree/--files"),
+    ],
+)
+def test_bad_selection_is_one_line(linear, capsys, argv: list[str], message: str) -> None:
+    repo, _ = linear
+    code = main(["scan", "--repo", str(repo.path), *argv])
+    captured = capsys.readouterr()
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith("spillguard: error: ")
+    assert message in line
+    assert code in {2, 3}
+    assert captured.out == ""
+
+
+def test_empty_repository_is_a_clear_error(repo: GitRepo, capsys) -> None:
+    assert main(["scan", "--repo", str(repo.path)]) == 3
+    assert capsys.readouterr().err == (
+        "spillguard: error: the repository has no commits yet (HEAD is unborn)\n"
+    )
+
+
+def test_merge_reports_only_lines_no_parent_had(repo: GitRepo, capsys) -> None:
+    repo.write("conf.py", "a = 1\nb = 2\n")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("side.py", f"s = '{key('side')}'\n")
+    repo.write("conf.py", "a = 'side'\nb = 2\n")
+    side = repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    repo.write("conf.py", "a = 'main'\nb = 2\n")
+    repo.commit("main")
+    repo.git("merge", "-q", "side", "-m", "merge", check=False)  # conflicts on conf.py line 1
+    repo.write("conf.py", f"a = '{key('resolved')}'\nb = 2\n")
+    merge = repo.commit("merge")
+    code, report = scan(capsys, repo)
+    assert code == 1
+    assert found(report) == sorted([(merge[:7], "conf.py", 1), (side[:7], "side.py", 1)])
+
+
+def test_rename_reports_only_the_changed_lines(repo: GitRepo, capsys) -> None:
+    lines = [f"line {n} with some text to keep it similar\n" for n in range(20)]
+    repo.write("old.py", "".join(lines) + f"k = '{key('old')}'\n")
+    first = repo.commit("add")
+    repo.git("mv", "old.py", "new.py")
+    repo.write("new.py", "".join(lines) + f"k = '{key('old')}'\nj = '{key('new')}'\n")
+    second = repo.commit("rename and add a line")
+    _, report = scan(capsys, repo)
+    assert found(report) == sorted([(first[:7], "old.py", 21), (second[:7], "new.py", 22)])
+
+
+def test_deleting_a_file_adds_nothing(repo: GitRepo, capsys) -> None:
+    repo.write("a.py", f"k = '{key('del')}'\n")
+    repo.commit("add")
+    repo.git("rm", "-q", "a.py")
+    repo.commit("delete")
+    _, report = scan(capsys, repo, "HEAD~1..HEAD")
+    assert report["findings"] == []
+
+
+def test_skips_binary_lfs_symlink_submodule_and_oversized(
+    repo: GitRepo, tmp_path: Path, capsys
+) -> None:
+    secret = key("skip")
+    repo.write("logo.png", b"\x89PNG\0\0" + secret.encode())
+    repo.write("big.txt", "v = 0\n" * 100 + f"x = '{secret}'\n")  # over the cap below
+    repo.write("model.bin", "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64)
+    (repo.path / "link").symlink_to(secret)
+    sub = GitRepo(tmp_path / "sub")
+    sub.write("s.txt", "x\n")
+    sub.commit()
+    repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.path), "sub")
+    repo.write(".spillguard.toml", "max_file_size = 400\n")
+    repo.write("latin.txt", f"caf\xe9 = '{secret}'\n".encode("latin-1"))
+    repo.write(".gitattributes", "*.txt -diff\n")  # a -diff attribute must not hide lines
+    commit = repo.commit("everything")
+    code, report = scan(capsys, repo)
+    assert code == 1
+    assert found(report) == [(commit[:7], "latin.txt", 1)]
+    assert report["findings"][0]["text"].startswith("caf\xe9 = ")
+    skipped = sorted((s["path"], s["reason"], s["commit"]) for s in report["skipped"])
+    assert skipped == [
+        ("big.txt", "too large", commit),
+        ("link", "symlink", commit),
+        ("logo.png", "binary", commit),
+        ("model.bin", "LFS pointer", commit),
+        ("sub", "submodule", commit),
+    ]
+    assert main(["scan", "--repo", str(repo.path)]) == 1
+    assert "skipped: 1 LFS pointer, 1 binary, 1 submodule, 1 symlink, 1 too large" in (
+        capsys.readouterr().out
+    )
+
+
+def test_sha256_repository_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    # The libgit2 inside pygit2's wheels reads SHA-1 repositories only.
+    repo = GitRepo(tmp_path / "repo", object_format="sha256")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("add")
+    assert main(["scan", "--repo", str(repo.path)]) == 3
+    assert capsys.readouterr().err == (
+        f"spillguard: error: {repo.path}: repositories in the SHA-256 object format "
+        "are not supported yet (libgit2 reads SHA-1 only)\n"
+    )
