@@ -25,6 +25,7 @@ class CommonOptions:
     include_allowlisted: bool = False
     color: str = "auto"
     quiet: bool = False
+    offline: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,6 +61,9 @@ def _add_common_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     group.add_argument("--no-color", dest="color", action="store_const", const="never")
     group.add_argument("--quiet", "-q", action="store_true", help="print only findings and errors")
+    group.add_argument(
+        "--offline", action="store_true", help="ignore the rules and reviewed lines synced"
+    )
 
 
 def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -114,6 +118,7 @@ def _common(args: argparse.Namespace) -> CommonOptions:
         include_allowlisted=args.include_allowlisted,
         color=args.color,
         quiet=args.quiet,
+        offline=args.offline,
     )
 
 

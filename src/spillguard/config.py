@@ -81,6 +81,7 @@ def layer_from_table(table: dict[str, Any], *, source: str, role: LayerRole) -> 
     schema.check_table(
         table.get("generic_password", {}), schema.GENERIC_PASSWORD, f"{source}: [generic_password]"
     )
+    _reject_credentials(table.get("sync", {}), source)
     schema.check_table(table.get("sync", {}), schema.SYNC, f"{source}: [sync]")
     for pattern in table.get("allowlist_paths", ()):
         _compile_path_pattern(pattern, source)
@@ -99,6 +100,27 @@ def load_layer_file(path: Path, *, role: LayerRole) -> Layer:
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
     return load_layer_text(text, source=str(path), role=role)
+
+
+#: Keys that would put a credential in a file; the message says where credentials go.
+_CREDENTIAL_KEYS = frozenset(
+    {"username", "user", "password", "token", "api_key", "apikey", "key", "secret"}
+)
+
+
+def _reject_credentials(sync: Any, source: str) -> None:
+    if not isinstance(sync, dict):
+        return
+    found = sorted(_CREDENTIAL_KEYS.intersection(key.lower() for key in sync))
+    server = sync.get("server")
+    if not found and isinstance(server, str) and "@" in server.partition("://")[2].split("/")[0]:
+        found = ["server (user information in the URL)"]
+    if found:
+        raise ConfigError(
+            f"{source}: [sync] {found[0]}: credentials never go in a configuration file; use "
+            "SPILLGUARD_USERNAME and SPILLGUARD_PASSWORD (or SPILLGUARD_API_KEY), "
+            "~/.netrc or the system keyring"
+        )
 
 
 _RULE_NAME = regex.compile(r"[A-Z][A-Z0-9_]*")

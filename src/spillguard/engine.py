@@ -177,10 +177,16 @@ class Scanner:
         entries = self.ruleset.reviewed
         if not entries:
             return False
-        digest = reviewed_digest(finding.match_text, self.ruleset.reviewed_salt)
-        return any(
-            entry.digest == digest and entry.rule in (None, finding.rule) for entry in entries
-        )
+        digests: dict[str, str] = {}
+        for entry in entries:
+            if entry.rule not in (None, finding.rule):
+                continue
+            salt = self.ruleset.reviewed_salt if entry.salt is None else entry.salt
+            if salt not in digests:
+                digests[salt] = reviewed_digest(finding.match_text, salt)
+            if entry.digest == digests[salt]:
+                return True
+        return False
 
 
 class _Line:

@@ -2,12 +2,14 @@
 
 Layers, lowest first: built-in rules; the global file (``--config``, else the
 user's ``$XDG_CONFIG_HOME/spillguard/config.toml``; on a server the administrator's
-``spillguard.toml`` in the bare repository); the synced server cache; the
+``spillguard.toml`` in the bare repository); the synced server cache
+(``sync_cache``, skipped with ``--offline``); the
 per-repository ``.spillguard.toml``; command-line flags.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +23,7 @@ from spillguard.config import (
     resolve,
 )
 from spillguard.rules import builtin_rules
+from spillguard.sync_cache import DEFAULT_MAX_AGE_HOURS, SyncedConfig, load_synced
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -59,23 +62,44 @@ def _repository_layer(root: str | None, repository_text: RepositoryText | bool) 
     return [load_layer_file(path, role="repository")] if path.is_file() else []
 
 
-def load_config(
+def load_config(  # noqa: PLR0913 - keyword-only options of one call
     *,
     root: str | None,
     config_path: str | None = None,
     include_allowlisted: bool = False,
     environ: Mapping[str, str] | None = None,
     repository_text: RepositoryText | bool = True,
+    offline: bool = False,
 ) -> Config:
     """The configuration of a local scan or client hook.
 
     ``repository_text``: True reads ``root/.spillguard.toml`` from disk; a
     ``(text, source)`` pair uses that text instead (the staged version, for
-    pre-commit); None or False means no per-repository file.
+    pre-commit); None or False means no per-repository file. ``offline``
+    ignores the rules and reviewed lines synced from the server.
     """
     env = os.environ if environ is None else environ
-    layers = global_layers(config_path, env) + _repository_layer(root, repository_text)
-    return resolve(builtin_rules(), layers, include_allowlisted=include_allowlisted)
+    own = global_layers(config_path, env)
+    repository = _repository_layer(root, repository_text)
+    synced = SyncedConfig() if offline else _synced(root, env, [*own, *repository])
+    config = resolve(
+        builtin_rules(),
+        [*own, *synced.layers, *repository],
+        reviewed=synced.reviewed,
+        include_allowlisted=include_allowlisted,
+    )
+    if not synced.notices:
+        return config
+    return dataclasses.replace(config, notices=(*synced.notices, *config.notices))
+
+
+def _synced(root: str | None, environ: Mapping[str, str], layers: list[Layer]) -> SyncedConfig:
+    """The sync cache of the repository at ``root`` (or the current directory)."""
+    max_age = DEFAULT_MAX_AGE_HOURS
+    for layer in layers:
+        max_age = float(layer.data.get("sync", {}).get("max_age", max_age))
+    names = frozenset(rule.name for rule in builtin_rules())
+    return load_synced(root or ".", environ, builtin_names=names, max_age_hours=max_age)
 
 
 def load_server_config(

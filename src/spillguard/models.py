@@ -64,6 +64,8 @@ class ReviewedEntry:
     rule: str | None = None
     reason: str = ""
     source: str = ""
+    #: The salt of ``digest`` when it is not the RuleSet's (the sync cache has its own).
+    salt: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -26,7 +26,7 @@ def rule_dict(rule: Rule) -> dict[str, object]:
 
 def run_rules_command(options: RulesOptions) -> int:
     common = options.common
-    config = load_config(root=options.repo, config_path=common.config)
+    config = load_config(root=options.repo, config_path=common.config, offline=common.offline)
     rules = config.ruleset.rules
     with open_output(common.output) as stream:
         if common.format == "json":

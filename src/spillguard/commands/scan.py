@@ -63,7 +63,10 @@ def run_scan_command(options: ScanOptions) -> int:
     common = options.common
     root = None if options.files else options.repo
     config = load_config(
-        root=root, config_path=common.config, include_allowlisted=common.include_allowlisted
+        root=root,
+        config_path=common.config,
+        include_allowlisted=common.include_allowlisted,
+        offline=common.offline,
     )
     result = run_scan(_source(options, config), config.ruleset, notices=config.notices)
     report = report_options(common, config)

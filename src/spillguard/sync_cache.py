@@ -1,0 +1,220 @@
+"""The local cache of what ``spillguard sync`` fetched, and how scans read it.
+
+The cache lives outside the work tree: ``<common git dir>/spillguard/sync-cache.json``
+inside a repository (shared by its worktrees, never committed), else
+``$XDG_CACHE_HOME/spillguard/sync-cache.json`` (by default under ``~/.cache``).
+It is written atomically, so a failed or interrupted sync leaves the previous one.
+
+The format (JSON, ``version`` 1) is documented here and only here::
+
+    {"version": 1,
+     "server": "https://scm.example.com",          # no credentials, ever
+     "variant": "code-hosting",                    # or wiki, issue-tracker, hosted
+     "scope": {"project": "PRJ", "repo": "app"},   # what was synced
+     "synced_at": "2026-11-23T11:00:00+00:00",     # UTC, ISO 8601
+     "release_line": {"blocking": true, "review_rule_name": true},
+                                                   # what the server's answers showed;
+                                                   # null where they did not say
+     "salt": "32 hex digits",                      # salt of every reviewed digest
+     "rules": [{"name": "AWS_SECRET_ACCESS_KEY", "kind": "builtin", "enabled": true},
+               {"name": "INTERNAL_TOKEN", "kind": "custom", "enabled": true,
+                "blocking": null, "regexp": "itk_[A-Za-z0-9]{32}"}],
+                                                   # blocking null: the server's
+                                                   # release line has no such field,
+                                                   # and its custom rules block
+     "repository_rules": ["..."],                  # rule names the server applies to the
+                                                   # repository, or null
+     "generic_password": {"min_length": 6},        # keys of [generic_password]
+     "reviewed": [{"digest": "64 hex digits", "rule": "GENERIC_PASSWORD"}]}
+                                                   # salted SHA-256 of matchText;
+                                                   # rule null when the server gave none
+
+Scans read the cache as the ``server`` configuration layer (between the user's
+or administrator's file and the repository's file) plus reviewed entries. A
+cache that cannot be used is ignored with a notice: a broken cache never breaks
+a commit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spillguard.config import Layer, layer_from_table
+from spillguard.errors import ConfigError
+from spillguard.models import ReviewedEntry
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+CACHE_VERSION = 1
+CACHE_NAME = "sync-cache.json"
+#: ``source`` of every rule and reviewed entry the cache supplies.
+SERVER_SOURCE = "server"
+DEFAULT_MAX_AGE_HOURS = 24.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class SyncedConfig:
+    """What a scan takes from the cache: a configuration layer and reviewed entries."""
+
+    layers: tuple[Layer, ...] = ()
+    reviewed: tuple[ReviewedEntry, ...] = ()
+    notices: tuple[str, ...] = ()
+
+
+def _read_pointer(path: Path, prefix: str = "") -> Path:
+    """A path stored in a ``.git`` file or a ``commondir`` file, relative to its folder."""
+    text = path.read_text(encoding="utf-8").strip()
+    return (path.parent / text.removeprefix(prefix).strip()).resolve()
+
+
+def _git_dir(start: Path, environ: Mapping[str, str]) -> Path | None:
+    if environ.get("GIT_DIR"):
+        return Path(environ["GIT_DIR"]).resolve()
+    for folder in (start, *start.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return dot_git
+        if dot_git.is_file():
+            return _read_pointer(dot_git, "gitdir:")
+        if (folder / "HEAD").is_file() and (folder / "objects").is_dir():
+            return folder  # a bare repository
+    return None
+
+
+def common_git_dir(start: str | Path, environ: Mapping[str, str]) -> Path | None:
+    """The common git directory of the repository at or above ``start``, or None."""
+    if environ.get("GIT_COMMON_DIR"):
+        return Path(environ["GIT_COMMON_DIR"]).resolve()
+    try:
+        git_dir = _git_dir(Path(start).resolve(), environ)
+        if git_dir is not None and (git_dir / "commondir").is_file():
+            return _read_pointer(git_dir / "commondir")
+    except OSError:
+        return None
+    return git_dir
+
+
+def cache_path(start: str | Path, environ: Mapping[str, str]) -> Path:
+    """Where the cache of the repository at ``start`` (or of the user) lives."""
+    common = common_git_dir(start, environ)
+    if common is not None:
+        return common / "spillguard" / CACHE_NAME
+    base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME", "~"), ".cache"))
+    return Path(base).expanduser() / "spillguard" / CACHE_NAME
+
+
+def write_cache(path: Path, data: Mapping[str, Any]) -> None:
+    """Write the cache atomically (temporary file, fsync, rename), private to the user."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed before the rename
+        "w", encoding="utf-8", dir=path.parent, prefix=".sync-cache-", delete=False
+    )
+    try:
+        with handle:
+            json.dump({"version": CACHE_VERSION, **data}, handle, indent=1, sort_keys=True)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(handle.name).replace(path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def read_cache_data(path: Path) -> dict[str, Any]:
+    """The cache's JSON object; ConfigError when it is missing, unreadable or foreign."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no sync cache; run spillguard sync") from None
+    except (OSError, UnicodeDecodeError, ValueError):
+        raise ConfigError(f"{path}: the sync cache is unreadable; run spillguard sync") from None
+    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+        raise ConfigError(f"{path}: unknown sync cache format; run spillguard sync")
+    return data
+
+
+def synced_at(data: Mapping[str, Any]) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(str(data.get("synced_at")))
+    except ValueError:
+        return None
+
+
+def age_notice(
+    data: Mapping[str, Any], max_age_hours: float, now: dt.datetime | None = None
+) -> str | None:
+    """A warning when the cache is older than ``max_age_hours`` (0 never warns)."""
+    when = synced_at(data)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    if not max_age_hours or when is None:
+        return None
+    hours = (now - when).total_seconds() / 3600
+    if hours <= max_age_hours:
+        return None
+    return (
+        f"warning: the rules synced from {data.get('server')} are {hours:.0f} hours old "
+        f"(more than {max_age_hours:g}); run spillguard sync"
+    )
+
+
+def server_layer_table(data: Mapping[str, Any], builtin_names: frozenset[str]) -> dict[str, Any]:
+    """The cache's rules as a configuration table (the keys of a global file)."""
+    table: dict[str, Any] = {"rules": [], "disabled_rules": [], "custom_rules": {}}
+    for rule in data.get("rules", ()):
+        if rule.get("kind") == "custom":
+            blocking = rule.get("blocking")
+            table["custom_rules"][rule["name"]] = {
+                "regexp": rule["regexp"],
+                "enabled": bool(rule.get("enabled", True)),
+                "blocking": True if blocking is None else bool(blocking),
+            }
+        elif rule.get("name") in builtin_names:
+            key = "rules" if rule.get("enabled", True) else "disabled_rules"
+            table[key].append(rule["name"])
+    if data.get("generic_password"):
+        table["generic_password"] = dict(data["generic_password"])
+    return table
+
+
+def reviewed_entries(data: Mapping[str, Any]) -> tuple[ReviewedEntry, ...]:
+    salt = str(data.get("salt", ""))
+    return tuple(
+        ReviewedEntry(
+            digest=str(item["digest"]), rule=item.get("rule"), source=SERVER_SOURCE, salt=salt
+        )
+        for item in data.get("reviewed", ())
+    )
+
+
+def load_synced(
+    start: str | Path,
+    environ: Mapping[str, str],
+    *,
+    builtin_names: frozenset[str],
+    max_age_hours: float = DEFAULT_MAX_AGE_HOURS,
+) -> SyncedConfig:
+    """The synced layer and reviewed entries for a scan; never raises for a bad cache."""
+    path = cache_path(start, environ)
+    if not path.is_file():
+        return SyncedConfig()
+    try:
+        data = read_cache_data(path)
+        table = server_layer_table(data, builtin_names)
+        layer = layer_from_table(table, source=SERVER_SOURCE, role="server")
+        reviewed = reviewed_entries(data)
+    except (ConfigError, KeyError, TypeError, AttributeError) as error:
+        reason = error if isinstance(error, ConfigError) else f"{path}: malformed sync cache"
+        return SyncedConfig(notices=(f"warning: ignoring the sync cache: {reason}",))
+    stale = age_notice(data, max_age_hours)
+    return SyncedConfig(layers=(layer,), reviewed=reviewed, notices=(stale,) if stale else ())
