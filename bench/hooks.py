@@ -1,0 +1,140 @@
+"""The hooks as users meet them: a pre-commit on a one-file change, pushes into a bare repo."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import measure
+from history import unavailable
+from table import Row, seconds
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from history import Context
+
+MAX_PRE_COMMIT = 0.100
+MAX_PUSH_EXTRA = 0.200
+IMPORT_OFFENDERS = 6
+# A clean one-file change: a new function appended to a Python file.
+CHANGE = '\n\ndef bench_change(values):\n    """Sum the values."""\n    return sum(values)\n'
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _fresh_clone(source: Path, destination: Path, *, bare: bool) -> None:
+    shutil.rmtree(destination, ignore_errors=True)
+    _git("clone", "-q", *(["--bare"] if bare else []), str(source), str(destination), cwd=source)
+
+
+def staged_change(source: Path, work: Path) -> Path:
+    """A clone of ``source`` with one file changed and staged."""
+    clone = work / "pre-commit"
+    _fresh_clone(source, clone, bare=False)
+    path = next(line for line in _git("ls-files", cwd=clone).splitlines() if line.endswith(".py"))
+    with (clone / path).open("a", encoding="utf-8") as handle:
+        handle.write(CHANGE)
+    _git("add", path, cwd=clone)
+    return clone
+
+
+def pre_commit_rows(source: Path, label: str, context: Context, runs: int) -> list[Row]:
+    clone = staged_change(source, context.work)
+    command = [*context.spillguard, "hook", "pre-commit"]
+    results = measure.repeat(runs, command, cwd=clone, env=context.env)
+    problem = unavailable(results[-1])
+    if problem is not None:
+        return [Row("spillguard hook pre-commit", label, problem)]
+    python = measure.median_seconds(
+        measure.repeat(runs, [sys.executable, "-c", "pass"], env=context.env)
+    )
+    median = measure.median_seconds(results)
+    rows = [
+        Row(
+            f"spillguard hook pre-commit (median of {len(results)})",
+            label,
+            seconds(median),
+            f"python -c pass: {seconds(python)}",
+            f"<= {seconds(MAX_PRE_COMMIT)}",
+            median <= MAX_PRE_COMMIT,
+        )
+    ]
+    return rows + _import_rows(clone, context)
+
+
+def _import_rows(clone: Path, context: Context) -> list[Row]:
+    """Where start-up goes: ``python -X importtime``, largest own times first."""
+    code = "import sys\nfrom spillguard.cli import main\nsys.exit(main(['hook', 'pre-commit']))"
+    result = measure.run(
+        [sys.executable, "-X", "importtime", "-c", code], cwd=clone, env=context.env
+    )
+    offenders = measure.import_offenders(result.stderr, IMPORT_OFFENDERS)
+    total = sum(own for _, own in measure.import_offenders(result.stderr, 10**6))
+    rows = [Row("  imports (python -X importtime)", "", f"{total:.0f} ms")]
+    rows += [Row(f"    {name}", "", f"{own:.1f} ms") for name, own in offenders]
+    return rows
+
+
+def _push_once(source: Path, target: Path, branch: str, env: dict[str, str]) -> measure.Run:
+    result = measure.run(
+        ["git", "push", "-q", str(target), f"{branch}:refs/heads/bench-push"], cwd=source, env=env
+    )
+    # Forget the ref (the objects stay) so the next push brings the same commits again.
+    subprocess.run(
+        ["git", "update-ref", "-d", "refs/heads/bench-push"], cwd=target, check=False, env=env
+    )
+    return result
+
+
+def _push_median(
+    source: Path, target: Path, branch: str, runs: int, env: dict[str, str]
+) -> tuple[float, str | None]:
+    results = []
+    for _ in range(runs):
+        results.append(_push_once(source, target, branch, env))
+        if results[-1].code != 0:
+            return 0.0, f"push failed: {results[-1].first_error_line[:60]}"
+    return measure.median_seconds(results), None
+
+
+def _install_hook(base: Path, target: Path, context: Context) -> str | None:
+    _fresh_clone(base, target, bare=True)
+    command = [*context.spillguard, "install", "pre-receive", "--repo", str(target)]
+    return unavailable(measure.run(command, env=context.env))
+
+
+def push_rows(base: Path, pushes: Path, branches: dict[str, int], context: Context) -> list[Row]:
+    """Each branch pushed into a bare repo without a hook, then with the pre-receive hook."""
+    plain, hooked = context.work / "push-plain.git", context.work / "push-hook.git"
+    _fresh_clone(base, plain, bare=True)
+    problem = _install_hook(base, hooked, context)
+    rows = []
+    for branch, count in branches.items():
+        runs = max(3, context.repeat * 3) if count == 1 else max(1, context.repeat)
+        label = f"git push, {count} commit{'s' * (count > 1)}"
+        without, failed = _push_median(pushes, plain, branch, runs, context.env)
+        rows.append(Row(f"{label}, no hook (median of {runs})", "", failed or seconds(without)))
+        if problem is not None:
+            rows.append(Row(f"{label}, pre-receive hook", "", problem))
+            continue
+        with_hook, failed = _push_median(pushes, hooked, branch, runs, context.env)
+        extra = with_hook - without
+        one = count == 1 and failed is None
+        rows.append(
+            Row(
+                f"{label}, pre-receive hook (median of {runs})",
+                "",
+                failed or seconds(with_hook),
+                "" if failed else f"+{seconds(extra)}",
+                f"<= +{seconds(MAX_PUSH_EXTRA)}" if count == 1 else "",
+                extra <= MAX_PUSH_EXTRA if one else None,
+            )
+        )
+    return rows

@@ -1,0 +1,159 @@
+"""Benchmark spillguard on one machine, in one run, and print one table.
+
+    python bench/run.py [--repo PATH ...] [--commits N] [--seed S] [--repeat N]
+                        [--quick] [--skip-peers]
+
+It generates (once, cached under bench/work/) a repository of realistic code with
+planted secrets, then times on it: the ``git log -p --all`` floor, ``spillguard
+scan --all`` (ratio to the floor, MB/s of diff text, peak memory, recall of the
+planted secrets), gitleaks and betterleaks when installed, ``spillguard hook
+pre-commit`` on a one-file change, and pushes into a bare repository with and
+without the pre-receive hook. ``--repo`` adds history rows for other repositories.
+Commands spillguard does not have (yet) are reported as unavailable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+WORK = BENCH / "work"
+sys.path.insert(0, str(ROOT))  # the unshipped testing/ helpers (the generator)
+
+import history  # noqa: E402 - after the path set-up above
+import hooks  # noqa: E402
+from table import Row, render  # noqa: E402
+
+from testing import genrepo  # noqa: E402
+
+PRE_COMMIT_RUNS = 30
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Benchmark spillguard; prints one table.")
+    parser.add_argument(
+        "--repo",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also time history scans of this repository (repeatable)",
+    )
+    parser.add_argument("--commits", type=int, help="commits in the generated repository (20000)")
+    parser.add_argument("--seed", type=int, default=1, help="generator seed (1)")
+    parser.add_argument("--repeat", type=int, help="runs per history timing, median taken (3)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a 2,000-commit repository, one run each, a 100-commit push",
+    )
+    parser.add_argument(
+        "--skip-peers", action="store_true", help="do not time gitleaks/betterleaks"
+    )
+    args = parser.parse_args(argv)
+    args.commits = args.commits or (2000 if args.quick else 20000)
+    args.repeat = args.repeat or (1 if args.quick else 3)
+    if args.commits < 20 or args.repeat < 1:
+        parser.error("--commits must be at least 20 and --repeat at least 1")
+    return args
+
+
+def _generator_version() -> str:
+    """Changes whenever the generator does, so a stale cache is never reused."""
+    digest = hashlib.sha256()
+    for name in ("genrepo.py", "codegen.py", "tokens.py"):
+        digest.update((ROOT / "testing" / name).read_bytes())
+    return digest.hexdigest()[:10]
+
+
+def generated(commits: int, seed: int, pushes: dict[str, int]) -> tuple[Path, genrepo.Generated]:
+    """The cached generated repository, made (atomically) on first use."""
+    key = f"gen-{commits}-s{seed}-{'-'.join(map(str, pushes.values()))}-{_generator_version()}"
+    home = WORK / key
+    if not (home / "meta.json").is_file():
+        partial = WORK / f"{key}.partial-{os.getpid()}"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        print(f"generating a {commits}-commit repository in {home} ...", file=sys.stderr)
+        made = genrepo.generate(partial / "history.git", commits=commits, seed=seed, pushes=pushes)
+        meta = {
+            "commits": made.commits,
+            "half": made.half,
+            "tip": made.tip,
+            "planted": [dataclasses.asdict(planted) for planted in made.planted],
+        }
+        (partial / "meta.json").write_text(json.dumps(meta, indent=1))
+        shutil.rmtree(home, ignore_errors=True)
+        partial.rename(home)
+    meta = json.loads((home / "meta.json").read_text())
+    planted = tuple(genrepo.Planted(**item) for item in meta["planted"])
+    return home, genrepo.Generated(
+        commits=meta["commits"], planted=planted, half=meta["half"], tip=meta["tip"]
+    )
+
+
+def spillguard_command() -> tuple[str, ...]:
+    """The installed console script next to this Python, as a user runs it."""
+    script = Path(sys.executable).with_name("spillguard")
+    if script.is_file():
+        return (str(script),)
+    found = shutil.which("spillguard")
+    return (found,) if found else (sys.executable, "-m", "spillguard")
+
+
+def environment() -> dict[str, str]:
+    """This Python's scripts first on PATH, so hook scripts find the same spillguard."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def check_repo(path: str) -> Path:
+    resolved = Path(path).resolve()
+    probe = subprocess.run(
+        ["git", "-C", str(resolved), "rev-parse", "--git-dir"], capture_output=True, check=False
+    )
+    if probe.returncode != 0:
+        raise SystemExit(f"bench: error: {path}: not a git repository")
+    return resolved
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    extra = [check_repo(path) for path in args.repo]
+    push_size = 100 if args.quick else 1000
+    pushes = {"bench-1": 1, f"bench-{push_size}": push_size}
+    home, made = generated(args.commits, args.seed, pushes)
+    context = history.Context(
+        spillguard=spillguard_command(),
+        env=environment(),
+        work=WORK / "run",
+        repeat=args.repeat,
+        peers=not args.skip_peers,
+    )
+    context.work.mkdir(parents=True, exist_ok=True)
+    base = home / "history.git"
+    label = f"generated, {made.commits} commits"
+    targets = [history.Target(base, label, made.planted, made.half)]
+    targets += [history.Target(path, path.name) for path in extra]
+    rows: list[Row] = []
+    for target in targets:
+        rows += history.rows(target, context)
+    runs = 10 if args.quick else PRE_COMMIT_RUNS
+    rows += hooks.pre_commit_rows(base, label, context, runs)
+    rows += hooks.push_rows(base, home / "history.git.pushes", pushes, context)
+    print(render(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
