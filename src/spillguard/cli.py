@@ -42,6 +42,22 @@ class ScanOptions:
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class HookOptions:
+    common: CommonOptions
+    kind: str
+    #: pre-push: the remote's name and URL, as git passes them to the hook.
+    remote: str | None = None
+    url: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class InstallOptions:
+    hook: str
+    repo: str = "."
+    force: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RulesOptions:
     common: CommonOptions
     repo: str = "."
@@ -83,6 +99,28 @@ def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     _add_common_options(scan)
 
 
+def _add_hook_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    hook = commands.add_parser("hook", help="what git hook scripts run")
+    kinds = hook.add_subparsers(dest="hook", required=True, metavar="HOOK")
+    pre_commit = kinds.add_parser("pre-commit", help="the staged changes (index against HEAD)")
+    _add_common_options(pre_commit)
+    pre_push = kinds.add_parser("pre-push", help="the commits a push sends (git's pre-push stdin)")
+    pre_push.add_argument("remote", nargs="?", help="the remote's name (git passes it)")
+    pre_push.add_argument("url", nargs="?", help="the remote's URL (git passes it)")
+    _add_common_options(pre_push)
+
+
+def _add_install_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    install = commands.add_parser("install", help="write a git hook script that runs spillguard")
+    install.add_argument(
+        "hook", nargs="?", default="pre-commit", choices=("pre-commit", "pre-push", "pre-receive")
+    )
+    install.add_argument("--repo", default=".", metavar="DIR", help="the repository (default .)")
+    install.add_argument(
+        "--force", action="store_true", help="replace another hook, keeping it as HOOK.bak"
+    )
+
+
 def _add_rules_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rules = commands.add_parser("rules", help="list the effective rules")
     rules.add_argument("--repo", default=".", metavar="DIR")
@@ -105,6 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_scan_parser(commands)
+    _add_hook_parser(commands)
+    _add_install_parser(commands)
     _add_rules_parser(commands)
     return parser
 
@@ -139,6 +179,21 @@ def _dispatch(args: argparse.Namespace) -> int:
                 until=args.until,
             )
         )
+    if args.command == "hook":
+        from spillguard.commands.hook import run_hook_command
+
+        return run_hook_command(
+            HookOptions(
+                common=_common(args),
+                kind=args.hook,
+                remote=getattr(args, "remote", None),
+                url=getattr(args, "url", None),
+            )
+        )
+    if args.command == "install":
+        from spillguard.commands.install import run_install_command
+
+        return run_install_command(InstallOptions(hook=args.hook, repo=args.repo, force=args.force))
     from spillguard.commands.rules import run_rules_command
 
     return run_rules_command(RulesOptions(common=_common(args), repo=args.repo))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import pygit2
-from pygit2.enums import FileMode
+from pygit2.enums import FileMode, RepositoryOpenFlag
 
 from spillguard.decode import decode, is_binary
 from spillguard.errors import GitError
@@ -31,8 +32,26 @@ def open_repository(path: str = ".") -> pygit2.Repository:
     found = pygit2.discover_repository(path)
     if found is None:
         raise GitError(f"{path}: not a git repository")
+    return _open(found, path)
+
+
+def open_from_environment(path: str = ".") -> pygit2.Repository:
+    """The repository as git's environment names it inside a hook.
+
+    ``GIT_DIR``, ``GIT_INDEX_FILE`` (``git commit -a`` stages into a temporary
+    index), ``GIT_OBJECT_DIRECTORY`` and the alternates are honoured; without
+    ``GIT_DIR`` the repository is discovered from ``path``.
+    """
+    if "GIT_DIR" not in os.environ and pygit2.discover_repository(path) is None:
+        raise GitError(f"{path}: not a git repository")
+    return _open(path, path, RepositoryOpenFlag.FROM_ENV)
+
+
+def _open(
+    found: str, path: str, flags: RepositoryOpenFlag = RepositoryOpenFlag.DEFAULT
+) -> pygit2.Repository:
     try:
-        return pygit2.Repository(found)
+        return pygit2.Repository(found, flags)
     except pygit2.GitError as error:
         if "object format" in str(error):
             raise GitError(

@@ -40,7 +40,9 @@ AddedLines = dict[int, bytes]
 
 # FORCE_TEXT: a `-diff` or `binary` attribute in .gitattributes must not hide a
 # file's lines from the scan; real binaries are recognised by content first.
-_DIFF_FLAGS = DiffOption.FORCE_TEXT
+DIFF_FLAGS = DiffOption.FORCE_TEXT
+# A deleted file adds nothing; a conflicted one cannot be committed as it is.
+_NOTHING_ADDED = frozenset({DeltaStatus.DELETED, DeltaStatus.CONFLICTED})
 
 
 def commit_info(commit: pygit2.Commit) -> CommitInfo:
@@ -60,22 +62,41 @@ def iter_commit_fragments(
     repo: pygit2.Repository, commit: pygit2.Commit, *, max_size: int, ref: str | None = None
 ) -> Source:
     """The fragments of added lines that ``commit`` introduces (see the module doc)."""
-    info = commit_info(commit)
-    for path, item in _added_by_file(repo, commit, max_size):
+    parents = commit.parents
+    diff = tree_diff(parents[0].tree if parents else None, commit.tree)
+    others = tuple(parent.tree for parent in parents[1:])
+    return iter_diff_fragments(
+        repo, diff, others=others, max_size=max_size, commit=commit_info(commit), ref=ref
+    )
+
+
+def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff
+    repo: pygit2.Repository,
+    diff: pygit2.Diff,
+    *,
+    others: tuple[pygit2.Tree, ...] = (),
+    max_size: int,
+    commit: CommitInfo | None = None,
+    ref: str | None = None,
+) -> Source:
+    """The added-line fragments of a diff (tree to tree, or tree to index).
+
+    ``others`` are the trees of a merge's other parents: only lines new relative
+    to each of them too are kept.
+    """
+    commit_id = commit.id if commit else None
+    for path, item in _added_by_file(repo, diff, others, max_size):
         if isinstance(item, str):
-            yield Skipped(path=path, reason=item, commit=info.id)
+            yield Skipped(path=path, reason=item, commit=commit_id)
         else:
-            yield from _fragments(path, item, info, ref)
+            yield from _fragments(path, item, commit, ref)
 
 
 def _added_by_file(
-    repo: pygit2.Repository, commit: pygit2.Commit, max_size: int
+    repo: pygit2.Repository, diff: pygit2.Diff, others: tuple[pygit2.Tree, ...], max_size: int
 ) -> Iterator[tuple[str, AddedLines | str]]:
-    parents = commit.parents
-    diff = _tree_diff(parents[0].tree if parents else None, commit.tree)
-    others = [parent.tree for parent in parents[1:]]
     for index, delta in enumerate(diff.deltas):
-        if delta.status == DeltaStatus.DELETED:
+        if delta.status in _NOTHING_ADDED:
             continue
         new = delta.new_file
         if any(_same_blob(tree, new.path, new.id) for tree in others):
@@ -94,10 +115,13 @@ def _added_by_file(
             yield new.path, added
 
 
-def _tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:
+def tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:
     if old is None:
-        return new.diff_to_tree(flags=_DIFF_FLAGS, context_lines=0, swap=True)
-    diff = old.diff_to_tree(new, flags=_DIFF_FLAGS, context_lines=0)
+        return new.diff_to_tree(flags=DIFF_FLAGS, context_lines=0, swap=True)
+    return find_renames(old.diff_to_tree(new, flags=DIFF_FLAGS, context_lines=0))
+
+
+def find_renames(diff: pygit2.Diff) -> pygit2.Diff:
     diff.find_similar(flags=DiffFind.FIND_RENAMES)
     return diff
 
@@ -135,13 +159,13 @@ def _also_added_against(
     if not added or entry is None or not isinstance(entry, pygit2.Blob):
         return added
     new = repo[object_id].peel(pygit2.Blob)
-    patch = pygit2.Patch.create_from(entry, new, flag=_DIFF_FLAGS, context_lines=0)
+    patch = pygit2.Patch.create_from(entry, new, flag=DIFF_FLAGS, context_lines=0)
     also = _patch_added(patch)
     return {number: line for number, line in added.items() if number in also}
 
 
 def _fragments(
-    path: str, added: Mapping[int, bytes], info: CommitInfo, ref: str | None
+    path: str, added: Mapping[int, bytes], info: CommitInfo | None, ref: str | None
 ) -> Iterator[Fragment]:
     """One fragment per run of consecutive line numbers."""
     run: list[bytes] = []

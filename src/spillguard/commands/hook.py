@@ -1,0 +1,64 @@
+"""``spillguard hook KIND``: what git runs from a hook script; prints and decides the exit code."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from spillguard.commands.scan import report_options
+from spillguard.outcome import exit_code, is_blocking
+from spillguard.output import open_output
+from spillguard.report import writer
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from spillguard.cli import HookOptions
+    from spillguard.config import Config
+    from spillguard.models import ScanResult
+
+
+def run_hook_command(options: HookOptions) -> int:
+    common = options.common
+    if options.kind == "pre-commit":
+        from spillguard.hooks.pre_commit import ADVICE, run_pre_commit
+
+        result, config = run_pre_commit(
+            config_path=common.config, include_allowlisted=common.include_allowlisted
+        )
+    else:
+        from spillguard.hooks.pre_push import ADVICE, run_pre_push
+
+        result, config = run_pre_push(
+            remote=options.remote,
+            stdin=sys.stdin,
+            config_path=common.config,
+            include_allowlisted=common.include_allowlisted,
+        )
+    return report_hook(options, result, config, ADVICE)
+
+
+def report_hook(
+    options: HookOptions, result: ScanResult, config: Config, advice: Sequence[str]
+) -> int:
+    """Write the report, then say on stderr what happens to the commit or push."""
+    common = options.common
+    warn_only = config.hook_mode == "warn"
+    # Hook output is for the person committing or pushing: stderr, which git shows
+    # (a pre-push hook's stdout would mix with git's own), unless --output says otherwise.
+    report = report_options(common, config)
+    if common.output is None:
+        writer(common.format)(result, sys.stderr, report)
+    else:
+        with open_output(common.output) as stream:
+            writer(common.format)(result, stream, report)
+    blocking = sum(1 for finding in result.findings if is_blocking(finding))
+    if blocking and warn_only:
+        print(
+            f"spillguard: warn mode: {blocking} blocking finding(s) reported, not blocked",
+            file=sys.stderr,
+        )
+    elif blocking:
+        for line in advice:
+            print(line.format(count=blocking), file=sys.stderr)
+    return exit_code(result, warn_only=warn_only)

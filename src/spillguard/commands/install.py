@@ -1,0 +1,97 @@
+"""``spillguard install HOOK``: write the hook script into the repository's hooks directory.
+
+The directory is ``core.hooksPath`` when set (relative to the working tree, or to
+the repository itself when bare, as git reads it), else ``hooks`` in the common
+git directory, so linked worktrees share it. A hook that spillguard did not write
+is replaced only with ``--force``, and kept as ``HOOK.bak``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spillguard import git
+from spillguard.errors import ExitCode, UsageError
+from spillguard.hookscripts import MARKER, hook_script
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from spillguard.cli import InstallOptions
+
+
+def _config_value(repo: pygit2.Repository, name: str) -> str | None:
+    config = repo.config
+    return str(config[name]) if name in config else None
+
+
+def hooks_directory(repo: pygit2.Repository) -> Path:
+    git_dir = Path(repo.path)
+    configured = _config_value(repo, "core.hooksPath")
+    if configured:
+        base = git_dir if repo.is_bare else Path(repo.workdir)
+        return base / Path(str(configured)).expanduser()
+    common = git_dir / "commondir"  # a linked worktree points at the main git directory
+    if common.is_file():
+        git_dir = (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
+    return git_dir / "hooks"
+
+
+def _is_ours(path: Path) -> bool:
+    try:
+        return MARKER in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _make_room(target: Path, *, force: bool) -> None:
+    """Refuse to overwrite a foreign hook, or (with --force) keep it as .bak."""
+    if not (target.exists() or target.is_symlink()) or _is_ours(target):
+        return
+    backup = target.with_name(f"{target.name}.bak")
+    if not force:
+        raise UsageError(
+            f"{target} exists and was not written by spillguard; "
+            f"rerun with --force to keep it as {backup.name} and install"
+        )
+    if backup.exists() or backup.is_symlink():
+        raise UsageError(f"{backup} exists too; move it away, then rerun with --force")
+    target.rename(backup)
+    print(f"spillguard: kept the previous hook as {backup}")
+
+
+def _write_executable(target: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        Path(temporary).chmod(0o755)
+        Path(temporary).replace(target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def run_install_command(options: InstallOptions) -> int:
+    repo = git.open_repository(options.repo)
+    if options.hook == "pre-receive" and not repo.is_bare:
+        raise UsageError(
+            f"{options.repo}: a pre-receive hook belongs in the server's bare repository "
+            "(git init --bare); this repository has a working tree"
+        )
+    directory = hooks_directory(repo)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        target = directory / options.hook
+        _make_room(target, force=options.force)
+        _write_executable(target, hook_script(options.hook))
+    except OSError as error:
+        raise UsageError(f"{directory}: cannot write the hook: {error.strerror}") from None
+    print(f"spillguard: installed the {options.hook} hook: {target}")
+    if shutil.which("spillguard") is None:
+        print("spillguard: note: spillguard is not on PATH here; the hook needs it there")
+    return ExitCode.CLEAN

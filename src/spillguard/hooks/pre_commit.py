@@ -1,0 +1,50 @@
+"""Client pre-commit: judge exactly what is staged, with the staged configuration."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spillguard import git
+from spillguard.config import REPOSITORY_FILE
+from spillguard.errors import ConfigError
+from spillguard.loading import load_config
+from spillguard.scanning import run_scan
+from spillguard.sources.staged import iter_staged, staged_text
+
+if TYPE_CHECKING:
+    from spillguard.config import Config
+    from spillguard.loading import RepositoryText
+    from spillguard.models import ScanResult
+
+ADVICE = (
+    "spillguard: commit blocked by {count} blocking finding(s) in the staged changes.",
+    "  a real secret: remove it, stage the file again (git add) and rotate the secret;",
+    "  a false positive: add 'pragma: allowlist-secret' in a comment on that line,",
+    "  or exclude the path with allowlist_paths in .spillguard.toml;",
+    "  to commit anyway (not recommended): git commit --no-verify",
+)
+
+
+def staged_configuration(text: bytes | None) -> RepositoryText:
+    """The staged .spillguard.toml as (text, source): the version being committed."""
+    if text is None:
+        return None
+    source = f"{REPOSITORY_FILE} (staged)"
+    try:
+        return text.decode("utf-8"), source
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: not UTF-8 text") from None
+
+
+def run_pre_commit(
+    *, config_path: str | None, include_allowlisted: bool
+) -> tuple[ScanResult, Config]:
+    repo = git.open_from_environment()
+    config = load_config(
+        root=None,
+        config_path=config_path,
+        include_allowlisted=include_allowlisted,
+        repository_text=staged_configuration(staged_text(repo, REPOSITORY_FILE)),
+    )
+    items = iter_staged(repo, max_size=config.max_file_size)
+    return run_scan(items, config.ruleset, notices=config.notices), config

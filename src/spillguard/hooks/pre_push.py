@@ -1,0 +1,147 @@
+"""Client pre-push: judge only the commits the remote does not have yet.
+
+git writes one ``<local ref> <local sha> <remote ref> <remote sha>`` line per ref
+on the hook's stdin. A deletion (local sha all zeros) sends nothing. The commits
+sent are those reachable from the local sha and from none of: the remote sha, and
+the remote-tracking refs of that remote (``refs/remotes/NAME/*``), so a new
+branch sends only what the remote lacks. Under the pre-commit framework, which
+reads stdin itself, the range comes from ``PRE_COMMIT_FROM_REF`` and
+``PRE_COMMIT_TO_REF`` (or ``PRE_COMMIT_LOCAL_BRANCH`` for a new branch).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import pygit2
+from pygit2.enums import SortMode
+
+from spillguard import git
+from spillguard.errors import UsageError
+from spillguard.loading import load_config
+from spillguard.models import RefUpdate
+from spillguard.scanning import run_scan
+from spillguard.sources.commits import iter_commit_fragments
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+    from typing import TextIO
+
+    from spillguard.config import Config
+    from spillguard.models import ScanResult
+    from spillguard.sources import Source
+
+ADVICE = (
+    "spillguard: push blocked by {count} blocking finding(s) in the commits being pushed.",
+    "  a real secret stays in history until the commit is rewritten: remove it with",
+    "  git commit --amend or git rebase -i, rotate the secret, then push again;",
+    "  a false positive: add 'pragma: allowlist-secret' in a comment on that line;",
+    "  to push anyway (not recommended): git push --no-verify",
+)
+ZERO = "0" * 40
+
+
+def parse_push_lines(text: str) -> tuple[RefUpdate, ...]:
+    """git's pre-push stdin as updates of the remote refs: (remote sha, local sha, remote ref)."""
+    updates = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 4:
+            raise UsageError(
+                f"pre-push: expected '<local ref> <sha> <remote ref> <sha>', got {line!r}"
+            )
+        _, local_sha, remote_ref, remote_sha = parts
+        updates.append(RefUpdate(old=remote_sha, new=local_sha, ref=remote_ref))
+    return tuple(updates)
+
+
+def framework_updates(environ: Mapping[str, str]) -> tuple[RefUpdate, ...] | None:
+    """The push range the pre-commit framework passes, or None outside it."""
+    to_ref = environ.get("PRE_COMMIT_TO_REF")
+    ref = environ.get("PRE_COMMIT_REMOTE_BRANCH", "")
+    if to_ref:
+        return (RefUpdate(old=environ.get("PRE_COMMIT_FROM_REF") or ZERO, new=to_ref, ref=ref),)
+    local = environ.get("PRE_COMMIT_LOCAL_BRANCH")
+    if local:  # a new branch whose history reaches a root commit
+        return (RefUpdate(old=ZERO, new=local, ref=ref),)
+    return None
+
+
+def pushed_commits(
+    repo: pygit2.Repository, updates: Iterable[RefUpdate], remote: str | None
+) -> Iterator[tuple[pygit2.Commit, str]]:
+    """Each commit the push sends, once, oldest first, with the remote ref it goes to."""
+    known = list(_remote_tips(repo, remote))
+    known.extend(
+        git.resolve_commit(repo, u.old).id
+        for u in updates
+        if not git.is_zero_id(u.old) and _exists(repo, u.old)
+    )
+    seen: set[pygit2.Oid] = set()
+    for update in updates:
+        if git.is_zero_id(update.new):
+            continue  # a deletion sends no commit
+        walker = repo.walk(
+            git.resolve_commit(repo, update.new).id, SortMode.TOPOLOGICAL | SortMode.REVERSE
+        )
+        for oid in known:
+            walker.hide(oid)
+        for commit in walker:
+            if commit.id not in seen:
+                seen.add(commit.id)
+                yield commit, update.ref
+
+
+def _exists(repo: pygit2.Repository, rev: str) -> bool:
+    # The remote may hold commits this clone never fetched (before a force push).
+    try:
+        return repo.get(rev) is not None
+    except ValueError:
+        return False
+
+
+def _remote_tips(repo: pygit2.Repository, remote: str | None) -> Iterator[pygit2.Oid]:
+    if not remote:
+        return
+    prefix = f"refs/remotes/{remote}/"
+    for name in repo.references:
+        if name.startswith(prefix):
+            target = repo.references[name].peel()
+            if isinstance(target, pygit2.Commit):
+                yield target.id
+
+
+def _pushed_source(
+    repo: pygit2.Repository,
+    updates: Iterable[RefUpdate],
+    remote: str | None,
+    config: Config,
+    notices: list[str],
+) -> Source:
+    token = config.bypass_token
+    for commit, ref in pushed_commits(repo, updates, remote):
+        if token and token in commit.raw_message.decode("utf-8", "replace"):
+            notices.append(f"skipped commit {str(commit.id)[:10]}: its message contains {token!r}")
+            continue
+        yield from iter_commit_fragments(repo, commit, max_size=config.max_file_size, ref=ref)
+
+
+def run_pre_push(
+    *, remote: str | None, stdin: TextIO, config_path: str | None, include_allowlisted: bool
+) -> tuple[ScanResult, Config]:
+    environ = os.environ
+    updates = framework_updates(environ)
+    if updates is None:
+        updates = parse_push_lines(stdin.read())
+    remote = remote or environ.get("PRE_COMMIT_REMOTE_NAME")
+    repo = git.open_from_environment()
+    config = load_config(
+        root=repo.workdir, config_path=config_path, include_allowlisted=include_allowlisted
+    )
+    # Filled while the scan runs: run_scan reads notices once the items are consumed.
+    notices = list(config.notices)
+    items = _pushed_source(repo, updates, remote, config, notices)
+    return run_scan(items, config.ruleset, notices=notices), config

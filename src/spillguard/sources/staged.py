@@ -1,0 +1,41 @@
+"""What a commit would record: the index against ``HEAD``, as added-line fragments.
+
+The index is git's, not the working tree: a partially staged file (``git add -p``)
+is judged as staged, and under ``git commit -a`` or ``git commit PATH`` git names a
+temporary index in ``GIT_INDEX_FILE``, which the repository is opened to honour.
+With an unborn ``HEAD`` (the first commit) every staged file is new. While a merge
+is in progress the lines that ``MERGE_HEAD`` already has are not the commit's own,
+as in a history scan of the merge commit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from spillguard import git
+from spillguard.sources.commits import DIFF_FLAGS, find_renames, iter_diff_fragments
+
+if TYPE_CHECKING:
+    from spillguard.sources import Source
+
+
+def iter_staged(repo: pygit2.Repository, *, max_size: int) -> Source:
+    index = repo.index
+    if repo.head_is_unborn:
+        return (
+            git.blob_fragment(repo, entry.id, entry.path, entry.mode, max_size) for entry in index
+        )
+    head = repo.head.peel(pygit2.Commit).tree
+    diff = find_renames(index.diff_to_tree(head, flags=DIFF_FLAGS, context_lines=0))
+    others = tuple(repo[oid].peel(pygit2.Commit).tree for oid in repo.listall_mergeheads())
+    return iter_diff_fragments(repo, diff, others=others, max_size=max_size)
+
+
+def staged_text(repo: pygit2.Repository, path: str) -> bytes | None:
+    """The staged content of ``path``, or None when it is not in the index."""
+    index = repo.index
+    if path not in index:
+        return None
+    return repo[index[path].id].peel(pygit2.Blob).data

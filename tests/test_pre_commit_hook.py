@@ -1,0 +1,171 @@
+"""``spillguard install pre-commit`` and real ``git commit`` runs that the hook blocks or lets through."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from testing.gitrepo import GitRepo
+from testing.tokens import expand
+
+SECRET = expand("AKIA{rand:A2:16}", "pre-commit")
+
+
+@pytest.fixture(autouse=True)
+def _spillguard_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook script runs `spillguard` from PATH: this interpreter's one."""
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+def spillguard(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "spillguard", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def commit(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    """A real `git commit`, hooks and all."""
+    return subprocess.run(
+        ["git", "commit", "-q", "-m", "change", *args],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@pytest.fixture
+def hooked(repo: GitRepo) -> GitRepo:
+    installed = spillguard("install", "pre-commit", cwd=repo.path)
+    assert installed.returncode == 0, installed.stderr
+    assert "installed the pre-commit hook" in installed.stdout
+    return repo
+
+
+def assert_blocked(result: subprocess.CompletedProcess[str], where: str) -> None:
+    assert result.returncode != 0
+    assert where in result.stderr
+    assert "AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr
+    assert "commit blocked by 1 blocking finding(s)" in result.stderr
+    assert SECRET not in result.stderr + result.stdout
+
+
+def test_first_commit_is_blocked_then_a_clean_one_accepted(hooked: GitRepo) -> None:
+    hooked.write("app.py", f"x = 1\nkey = '{SECRET}'\n")
+    hooked.git("add", "app.py")
+    assert_blocked(commit(hooked), "app.py:2")
+    assert hooked.git("rev-parse", "--verify", "-q", "HEAD", check=False) == ""  # still unborn
+    hooked.write("app.py", "x = 1\n")
+    hooked.git("add", "app.py")
+    assert commit(hooked).returncode == 0
+
+
+def test_partial_staging_judges_the_staged_version(hooked: GitRepo) -> None:
+    lines = [f"line{n} = {n}\n" for n in range(12)]
+    hooked.write("app.py", "".join(lines))
+    hooked.commit("base")
+    lines[0] = "line0 = 'changed'\n"
+    lines[11] = f"key = '{SECRET}'\n"
+    hooked.write("app.py", "".join(lines))
+    # `git add -p`: stage the first hunk, leave the hunk with the key unstaged
+    hooked.git("add", "-p", "app.py", input_text="y\nn\n")
+    assert hooked.git("diff", "--cached", "--name-only") == "app.py\n"
+    result = commit(hooked)
+    assert result.returncode == 0, result.stderr
+    # the other way round: the key staged, the working tree already clean
+    hooked.git("add", "app.py")
+    hooked.write("app.py", "clean = 1\n")
+    assert_blocked(commit(hooked), "app.py:12")
+
+
+def test_commit_all_sees_the_temporary_index(hooked: GitRepo) -> None:
+    hooked.write("app.py", "x = 1\n")
+    hooked.commit("base")
+    hooked.write("app.py", f"x = 1\nkey = '{SECRET}'\n")  # modified, not staged
+    assert_blocked(commit(hooked, "-a"), "app.py:2")
+    assert_blocked(commit(hooked, "app.py"), "app.py:2")  # `git commit PATH`: another index
+
+
+def test_renames_and_deletions_add_nothing(hooked: GitRepo) -> None:
+    hooked.write("old.py", f"key = '{SECRET}'\n")
+    hooked.write("gone.py", f"key = '{SECRET}'\n")
+    hooked.git("add", "-A")
+    assert commit(hooked, "--no-verify").returncode == 0
+    hooked.git("mv", "old.py", "new.py")
+    hooked.git("rm", "-q", "gone.py")
+    result = commit(hooked)
+    assert result.returncode == 0, result.stderr
+
+
+def test_merge_in_progress_reports_only_the_resolution(hooked: GitRepo) -> None:
+    hooked.write("conf.py", "a = 1\n")
+    hooked.commit("base")
+    hooked.git("checkout", "-q", "-b", "side")
+    hooked.write("side.py", f"key = '{SECRET}'\n")  # already judged (and accepted) on its branch
+    hooked.write("conf.py", "a = 'side'\n")
+    assert commit(hooked, "-a", "--no-verify").returncode == 0
+    hooked.git("add", "side.py")
+    assert commit(hooked, "--no-verify").returncode == 0
+    hooked.git("checkout", "-q", "main")
+    hooked.write("conf.py", "a = 'main'\n")
+    hooked.commit("main")
+    hooked.git("merge", "-q", "side", check=False)  # conflict in conf.py
+    hooked.write("conf.py", "a = 'both'\n")
+    hooked.git("add", "conf.py")
+    clean = commit(hooked, "--no-edit")
+    assert clean.returncode == 0, clean.stderr
+
+
+def test_staged_configuration_applies_not_the_working_tree_one(hooked: GitRepo) -> None:
+    hooked.write("app.py", f"key = '{SECRET}'\n")
+    hooked.write(".spillguard.toml", "disabled_rules = ['AWS_CLIENT_ID']\n")
+    hooked.git("add", "app.py")  # the configuration file is not staged: it does not count
+    assert_blocked(commit(hooked), "app.py:1")
+    hooked.git("add", ".spillguard.toml")
+    result = commit(hooked)
+    assert result.returncode == 0, result.stderr
+
+
+def test_warn_mode_prints_and_accepts(hooked: GitRepo) -> None:
+    hooked.write(".spillguard.toml", '[hook]\nmode = "warn"\n')
+    hooked.write("app.py", f"key = '{SECRET}'\n")
+    hooked.git("add", "-A")
+    result = commit(hooked)
+    assert result.returncode == 0
+    assert "app.py:1  AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr
+    assert "warn mode: 1 blocking finding(s) reported, not blocked" in result.stderr
+
+
+def test_broken_staged_configuration_blocks_with_one_line(hooked: GitRepo) -> None:
+    hooked.write(".spillguard.toml", "rules = [\n")
+    hooked.git("add", "-A")
+    result = commit(hooked)
+    assert result.returncode != 0
+    assert result.stderr.startswith("spillguard: error: .spillguard.toml (staged): invalid TOML")
+
+
+def test_hook_without_spillguard_on_path_fails_closed(hooked: GitRepo) -> None:
+    hooked.write("app.py", "x = 1\n")
+    hooked.git("add", "-A")
+    git_program = shutil.which("git")
+    assert git_program is not None
+    result = subprocess.run(
+        ["git", "commit", "-q", "-m", "x"],
+        cwd=hooked.path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PATH": str(Path(git_program).parent)},
+    )
+    assert result.returncode != 0
+    assert "the pre-commit hook needs spillguard on PATH" in result.stderr

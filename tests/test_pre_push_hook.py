@@ -1,0 +1,104 @@
+"""``spillguard install pre-push`` and real ``git push`` runs into a real bare repository."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from testing.gitrepo import GitRepo
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+OLD = expand("AKIA{rand:A2:16}", "pushed-long-ago")
+NEW = expand("AKIA{rand:A2:16}", "pushed-now")
+
+
+@pytest.fixture(autouse=True)
+def _spillguard_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, input=stdin, capture_output=True, text=True, check=False)
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> tuple[GitRepo, Callable[..., subprocess.CompletedProcess[str]]]:
+    """A clone whose origin already has main, with an old key pushed before the hook."""
+    GitRepo(tmp_path / "origin.git", bare=True)
+    repo = GitRepo(tmp_path / "work")
+    repo.git("remote", "add", "origin", str(tmp_path / "origin.git"))
+    repo.write("old.py", f"key = '{OLD}'\n")
+    repo.commit("old")
+    repo.git("push", "-q", "origin", "main")
+    installed = run([sys.executable, "-m", "spillguard", "install", "pre-push"], repo.path)
+    assert installed.returncode == 0, installed.stderr
+
+    def push(*args: str) -> subprocess.CompletedProcess[str]:
+        return run(["git", "push", "-q", "origin", *args], repo.path)
+
+    return repo, push
+
+
+def remote_ref(repo: GitRepo, ref: str) -> str:
+    return repo.git("ls-remote", "origin", ref).split("\t")[0]
+
+
+def test_new_branch_sends_only_what_the_remote_lacks(work) -> None:
+    repo, push = work
+    repo.git("checkout", "-q", "-b", "feature")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("clean")
+    result = push("feature")
+    assert result.returncode == 0, result.stderr  # OLD is on the remote already: not judged
+    assert "scanned 1 commit(s)" in result.stderr
+    repo.write("b.py", f"y = 2\nkey = '{NEW}'\n")
+    bad = repo.commit("leak")
+    before = remote_ref(repo, "refs/heads/feature")
+    result = push("feature")
+    assert result.returncode != 0
+    assert f"commit {bad[:10]} refs/heads/feature Ada Tester" in result.stderr
+    assert "b.py:2  AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr
+    assert "push blocked by 1 blocking finding(s)" in result.stderr
+    assert NEW not in result.stderr
+    assert "old.py" not in result.stderr
+    assert remote_ref(repo, "refs/heads/feature") == before
+
+
+def test_existing_branch_and_deletion(work) -> None:
+    repo, push = work
+    repo.git("push", "-q", "--no-verify", "origin", "main:doomed")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("clean")
+    result = push("main")
+    assert result.returncode == 0, result.stderr
+    assert "scanned 1 commit(s)" in result.stderr
+    result = push(":doomed")  # a deletion sends nothing
+    assert result.returncode == 0, result.stderr
+    assert remote_ref(repo, "refs/heads/doomed") == ""
+
+
+def test_bypass_token_skips_that_commit_and_says_so(work) -> None:
+    repo, push = work
+    repo.write("b.py", f"key = '{NEW}'\n")
+    skipped = repo.commit("test fixture, skip-secret-scan")
+    result = push("main")
+    assert result.returncode == 0, result.stderr
+    assert f"skipped commit {skipped[:10]}: its message contains 'skip-secret-scan'" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize("stdin", ["refs/heads/main abc\n", "a b c d e\n"])
+def test_malformed_stdin_is_a_usage_error(repo: GitRepo, stdin: str) -> None:
+    result = run([sys.executable, "-m", "spillguard", "hook", "pre-push"], repo.path, stdin)
+    assert result.returncode == 2
+    assert result.stderr.startswith("spillguard: error: pre-push: expected '<local ref> <sha>")
+    assert len(result.stderr.splitlines()) == 1
