@@ -22,6 +22,7 @@ from spillguard.config import (
     load_layer_text,
     resolve,
 )
+from spillguard.errors import ConfigError
 from spillguard.rules import builtin_rules
 from spillguard.sync_cache import DEFAULT_MAX_AGE_HOURS, SyncedConfig, load_synced
 
@@ -122,5 +123,40 @@ def load_server_config(
     policy = resolve(builtin_rules(), admin)
     if not policy.repository_config:
         return policy
-    repository = _repository_layer(None, read_repository_file())
-    return resolve(builtin_rules(), admin + repository)
+    try:
+        repository = _repository_layer(None, read_repository_file())
+    except ConfigError as error:
+        # Rejecting would also reject the push that fixes the file: it is judged by
+        # the file as it was before the push. The administrator's rules still apply.
+        notice = f"repository configuration ignored: {error}"
+        return dataclasses.replace(policy, notices=(*policy.notices, notice))
+    trusted, notices = _server_trusted(repository)
+    config = resolve(builtin_rules(), admin + trusted)
+    return dataclasses.replace(config, notices=(*notices, *config.notices))
+
+
+#: What a repository file may set on a server: its rules, as the server app's
+#: per-repository file. Policy (mode, bypass, budgets, trust) is the administrator's.
+SERVER_REPOSITORY_KEYS = frozenset(
+    {
+        "inherit_builtin_rules",
+        "inherit_custom_rules",
+        "rules",
+        "disabled_rules",
+        "allowlist_paths",
+        "custom_rules",
+    }
+)
+
+
+def _server_trusted(layers: list[Layer]) -> tuple[list[Layer], list[str]]:
+    trusted: list[Layer] = []
+    notices: list[str] = []
+    for layer in layers:
+        ignored = sorted(set(layer.data) - SERVER_REPOSITORY_KEYS)
+        notices.extend(
+            f"{layer.source}: {key} is the administrator's setting; ignored" for key in ignored
+        )
+        data = {key: value for key, value in layer.data.items() if key in SERVER_REPOSITORY_KEYS}
+        trusted.append(dataclasses.replace(layer, data=data))
+    return trusted, notices

@@ -1,0 +1,66 @@
+"""``spillguard hook pre-receive``: run by git in a bare repository, before any ref moves.
+
+The exit code is git's answer: non-zero rejects the whole push and leaves every
+ref where it was. Configuration comes from the administrator (``--config`` or
+``spillguard.toml`` in the repository) and, only when the administrator allows it,
+from ``.spillguard.toml`` on the default branch as it was before this push.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from spillguard import git
+from spillguard.config import REPOSITORY_FILE
+from spillguard.hooks.pre_receive import parse_ref_updates, scan_push, verdict
+from spillguard.loading import load_server_config
+from spillguard.report.push_text import push_lines
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import TextIO
+
+    import pygit2
+
+    from spillguard.loading import RepositoryText
+
+#: A per-repository file larger than this is no configuration file.
+MAX_REPOSITORY_FILE = 1024 * 1024
+
+
+def run_pre_receive_command(
+    *,
+    config_path: str | None,
+    quiet: bool,
+    stdin: TextIO,
+    stream: TextIO,
+    environ: Mapping[str, str],
+) -> int:
+    started = time.monotonic()
+    updates = parse_ref_updates(stdin.read())
+    repo = git.open_receiving_repository(environ)
+    config = load_server_config(
+        repo_dir=repo.path,
+        config_path=config_path,
+        read_repository_file=lambda: _repository_file(repo),
+    )
+    scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
+    decision = verdict(scan, config)
+    if quiet and not scan.result.findings and scan.incomplete is None:
+        return int(decision.code)
+    lines = push_lines(scan.result, verdict=decision.message, bypass_token=config.bypass_token)
+    stream.writelines(line + "\n" for line in lines)
+    return int(decision.code)
+
+
+def _repository_file(repo: pygit2.Repository) -> RepositoryText:
+    """``.spillguard.toml`` on the default branch before the push, never a pushed one.
+
+    In pre-receive no ref has moved yet, so HEAD's branch is still at its old tip.
+    """
+    data = git.file_at_head(repo, REPOSITORY_FILE, MAX_REPOSITORY_FILE)
+    if data is None:
+        return None
+    branch = repo.references["HEAD"].target
+    return data.decode("utf-8", "replace"), f"{REPOSITORY_FILE} on {branch}"

@@ -1,0 +1,178 @@
+"""Server side: judge every commit a push brings, before any ref moves.
+
+git runs the bare repository's ``hooks/pre-receive`` with one ``<old> <new> <ref>``
+line per updated ref on stdin and the pushed objects still in quarantine. Every
+new commit is judged on its own (a secret removed by a later commit of the same
+push is still a finding), within the administrator's time budget and commit cap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import TYPE_CHECKING
+
+import regex
+
+from spillguard.errors import ExitCode, UsageError
+from spillguard.git import is_zero_id
+from spillguard.models import RefUpdate, ScanResult
+from spillguard.outcome import is_blocking
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    import pygit2
+
+    from spillguard.config import Config
+    from spillguard.models import Finding
+    from spillguard.sources import SourceItem
+    from spillguard.sources.received import ReceivedCommit
+
+_OBJECT_ID = regex.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+SHORT_ID = 10
+
+
+def parse_ref_updates(text: str) -> tuple[RefUpdate, ...]:
+    """git's pre-receive input: one ``<old> <new> <ref>`` line per ref (SHA-1 or SHA-256)."""
+    updates = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 3 or not all(_OBJECT_ID.fullmatch(field) for field in fields[:2]):
+            raise UsageError(f"pre-receive input line {number}: expected '<old-id> <new-id> <ref>'")
+        updates.append(RefUpdate(*fields))
+    return tuple(updates)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class PushScan:
+    """What was judged, and why part of the push was not (None when all of it was)."""
+
+    result: ScanResult
+    refs: int
+    incomplete: str | None = None
+
+
+@dataclasses.dataclass(slots=True)
+class _Progress:
+    """Findings as they stream, so a budget or a failure never loses them."""
+
+    deadline: float
+    clock: Callable[[], float]
+    findings: list[Finding] = dataclasses.field(default_factory=list)
+    notices: list[str] = dataclasses.field(default_factory=list)
+    out_of_time: bool = False
+
+    def expired(self) -> bool:
+        self.out_of_time = self.out_of_time or self.clock() > self.deadline
+        return self.out_of_time
+
+
+def scan_push(
+    repo: pygit2.Repository,
+    updates: tuple[RefUpdate, ...],
+    config: Config,
+    *,
+    deadline: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> PushScan:
+    """Judge the new commits of every update, oldest first, until the budget runs out."""
+    from spillguard.scanning import run_scan
+    from spillguard.sources.received import received_commits
+
+    progress = _Progress(deadline=deadline, clock=clock)
+    refs = sum(1 for update in updates if not is_zero_id(update.new))
+    received = received_commits(repo, updates, limit=config.max_commits)
+    progress.notices.extend(received.notices)
+    try:
+        result = run_scan(
+            _items(repo, received.commits, config, progress),
+            config.ruleset,
+            on_finding=progress.findings.append,
+        )
+    except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
+        result = ScanResult(findings=tuple(progress.findings))
+        return PushScan(
+            result=_with_notices(result, progress.notices, config),
+            refs=refs,
+            incomplete=f"spillguard failed: {type(error).__name__}: {error}",
+        )
+    return PushScan(
+        result=_with_notices(result, progress.notices, config),
+        refs=refs,
+        incomplete=_incomplete(received.over_cap, config, progress, result),
+    )
+
+
+def _items(
+    repo: pygit2.Repository,
+    commits: tuple[ReceivedCommit, ...],
+    config: Config,
+    progress: _Progress,
+) -> Iterator[SourceItem]:
+    from spillguard.sources.commits import iter_commit_fragments
+
+    token = config.bypass_token
+    for received in commits:
+        if progress.expired():
+            return
+        commit = received.commit
+        if token and token in commit.raw_message.decode("utf-8", "replace"):
+            progress.notices.append(
+                f"commit {str(commit.id)[:SHORT_ID]} ({received.ref}) not scanned: "
+                f"its message contains the bypass token {token!r}"
+            )
+            continue
+        for item in iter_commit_fragments(
+            repo, commit, max_size=config.max_file_size, ref=received.ref
+        ):
+            if progress.expired():
+                return
+            yield item
+
+
+def _incomplete(over_cap: int, config: Config, progress: _Progress, result: ScanResult) -> str | None:
+    if over_cap:
+        return (
+            f"the push brings more than {config.max_commits} new commits (the cap); "
+            f"{over_cap} were not scanned"
+        )
+    if progress.out_of_time:
+        return f"the time budget of {config.time_budget:g} s ran out before every commit was scanned"
+    if result.errors or any(skip.failed for skip in result.skipped):
+        return "part of the push could not be judged"
+    return None
+
+
+def _with_notices(result: ScanResult, notices: list[str], config: Config) -> ScanResult:
+    return dataclasses.replace(result, notices=(*config.notices, *notices, *result.notices))
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    code: ExitCode
+    #: One sentence for the pusher: accepted or rejected, and why.
+    message: str
+
+
+def verdict(scan: PushScan, config: Config) -> Verdict:
+    """Blocking findings reject in block mode; an incomplete scan follows ``on_error``."""
+    findings = scan.result.findings
+    if config.hook_mode == "block" and any(is_blocking(finding) for finding in findings):
+        return Verdict(code=ExitCode.FINDINGS, message="push rejected: it adds secrets")
+    if scan.incomplete is not None:
+        if config.on_error == "accept":
+            return Verdict(
+                code=ExitCode.CLEAN,
+                message=f"push accepted UNCHECKED by policy (on_error = accept): {scan.incomplete}",
+            )
+        return Verdict(
+            code=ExitCode.RUNTIME,
+            message=f"push rejected by policy (on_error = reject): {scan.incomplete}",
+        )
+    if findings:
+        why = "warn-only mode" if config.hook_mode == "warn" else "warnings only"
+        return Verdict(code=ExitCode.CLEAN, message=f"push accepted ({why})")
+    return Verdict(code=ExitCode.CLEAN, message="push accepted: no secrets found")

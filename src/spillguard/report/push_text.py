@@ -1,0 +1,69 @@
+"""What the pusher reads from a pre-receive hook (git shows it as ``remote:`` lines).
+
+Plain text, no colour: git relays it to terminals that are not ours. Everything the
+repository controls (refs, paths, author names, notices) goes through ``clean``, and
+matches are always masked.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spillguard.report.findings import shown_match
+from spillguard.report.sanitize import clean
+from spillguard.report.text_report import summary_lines
+
+if TYPE_CHECKING:
+    from spillguard.models import Finding, ScanResult
+
+SHORT_ID = 10
+PRAGMA = "pragma: allowlist-secret"
+
+
+def finding_line(finding: Finding) -> str:
+    """``blocking  <commit> <ref>  <path>:<line>  <rule>  <masked match>``."""
+    kind = "blocking" if finding.blocking else "warning"
+    commit = finding.commit.id[:SHORT_ID] if finding.commit else "-"
+    ref = clean(finding.ref or "-")
+    match = clean(shown_match(finding, plaintext=False))
+    return f"  {kind:<8}  {commit}  {ref}  {clean(finding.path)}:{finding.line}  {finding.rule}  {match}"
+
+
+def advice_lines(result: ScanResult, *, bypass_token: str) -> list[str]:
+    """How to allowlist a false positive and how to take a real secret out of history."""
+    if not result.findings:
+        return []
+    first = result.findings[0].commit
+    oldest = first.id[:SHORT_ID] if first else "COMMIT"
+    lines = [
+        "What to do:",
+        "  A real secret: revoke and rotate it first; it has left your machine in a commit.",
+        "    Then rewrite every commit that adds it (a later commit that deletes it is not",
+        "    enough: each pushed commit is judged on its own):",
+        "      the last commit:    fix the file, git add it, git commit --amend",
+        f"      an older commit:    git rebase -i {oldest}^   (--root for the first commit),",
+        "                          mark it 'edit', fix the file, git commit --amend,",
+        "                          git rebase --continue",
+        "    and push again.",
+        f"  A false positive: end the line with a comment '# {PRAGMA}' in the commit",
+        "    that adds it (amend or rebase as above), or ask the administrator to mark the",
+        "    match as reviewed (spillguard review add).",
+    ]
+    if bypass_token:
+        lines.append(
+            f"  To push a commit unchecked, put '{clean(bypass_token)}' in its message; "
+            "the skip is recorded."
+        )
+    return lines
+
+
+def push_lines(result: ScanResult, *, verdict: str, bypass_token: str) -> list[str]:
+    """The whole message: findings, summary and notices, the verdict, then advice."""
+    lines = []
+    if result.findings:
+        lines.append("spillguard found secrets in the pushed commits:")
+        lines.extend(finding_line(finding) for finding in result.findings)
+    lines.extend(f"spillguard: {line}" for line in summary_lines(result))
+    lines.append(f"spillguard: {clean(verdict)}")
+    lines.extend(advice_lines(result, bypass_token=bypass_token))
+    return lines
