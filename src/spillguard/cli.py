@@ -108,6 +108,10 @@ def _add_hook_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     pre_push.add_argument("remote", nargs="?", help="the remote's name (git passes it)")
     pre_push.add_argument("url", nargs="?", help="the remote's URL (git passes it)")
     _add_common_options(pre_push)
+    pre_receive = kinds.add_parser(
+        "pre-receive", help="server side: every pushed commit, before any ref moves"
+    )
+    _add_common_options(pre_receive)
 
 
 def _add_install_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

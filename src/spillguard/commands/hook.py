@@ -20,6 +20,18 @@ if TYPE_CHECKING:
 
 def run_hook_command(options: HookOptions) -> int:
     common = options.common
+    if options.kind == "pre-receive":
+        import os
+
+        from spillguard.commands.pre_receive import run_pre_receive_command
+
+        return run_pre_receive_command(
+            config_path=common.config,
+            quiet=common.quiet,
+            stdin=sys.stdin,
+            stream=sys.stderr,
+            environ=os.environ,
+        )
     if options.kind == "pre-commit":
         from spillguard.hooks.pre_commit import ADVICE, run_pre_commit
 

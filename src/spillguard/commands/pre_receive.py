@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from spillguard import git
 from spillguard.config import REPOSITORY_FILE
+from spillguard.errors import ConfigError
 from spillguard.hooks.pre_receive import parse_ref_updates, scan_push, verdict
 from spillguard.loading import load_server_config
 from spillguard.report.push_text import push_lines
@@ -47,10 +48,11 @@ def run_pre_receive_command(
     )
     scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
     decision = verdict(scan, config)
-    if quiet and not scan.result.findings and scan.incomplete is None:
+    if quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
         return int(decision.code)
     lines = push_lines(scan.result, verdict=decision.message, bypass_token=config.bypass_token)
-    stream.writelines(line + "\n" for line in lines)
+    heading = f"spillguard: {scan.commits} new commit(s) on {scan.refs} ref(s)"
+    stream.writelines(line + "\n" for line in (heading, *lines))
     return int(decision.code)
 
 
@@ -62,5 +64,8 @@ def _repository_file(repo: pygit2.Repository) -> RepositoryText:
     data = git.file_at_head(repo, REPOSITORY_FILE, MAX_REPOSITORY_FILE)
     if data is None:
         return None
-    branch = repo.references["HEAD"].target
-    return data.decode("utf-8", "replace"), f"{REPOSITORY_FILE} on {branch}"
+    source = f"{REPOSITORY_FILE} on {repo.references['HEAD'].target}"
+    try:
+        return data.decode("utf-8"), source
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: not UTF-8 text") from None

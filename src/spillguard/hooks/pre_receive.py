@@ -51,7 +51,9 @@ class PushScan:
     """What was judged, and why part of the push was not (None when all of it was)."""
 
     result: ScanResult
+    #: Updated refs (deletions excluded) and the new commits they bring.
     refs: int
+    commits: int = 0
     incomplete: str | None = None
 
 
@@ -84,9 +86,9 @@ def scan_push(
 
     progress = _Progress(deadline=deadline, clock=clock)
     refs = sum(1 for update in updates if not is_zero_id(update.new))
-    received = received_commits(repo, updates, limit=config.max_commits)
-    progress.notices.extend(received.notices)
     try:
+        received = received_commits(repo, updates, limit=config.max_commits)
+        progress.notices.extend(received.notices)
         result = run_scan(
             _items(repo, received.commits, config, progress),
             config.ruleset,
@@ -102,6 +104,7 @@ def scan_push(
     return PushScan(
         result=_with_notices(result, progress.notices, config),
         refs=refs,
+        commits=len(received.commits) + received.over_cap,
         incomplete=_incomplete(received.over_cap, config, progress, result),
     )
 
@@ -133,14 +136,18 @@ def _items(
             yield item
 
 
-def _incomplete(over_cap: int, config: Config, progress: _Progress, result: ScanResult) -> str | None:
+def _incomplete(
+    over_cap: int, config: Config, progress: _Progress, result: ScanResult
+) -> str | None:
     if over_cap:
         return (
             f"the push brings more than {config.max_commits} new commits (the cap); "
             f"{over_cap} were not scanned"
         )
     if progress.out_of_time:
-        return f"the time budget of {config.time_budget:g} s ran out before every commit was scanned"
+        return (
+            f"the time budget of {config.time_budget:g} s ran out before every commit was scanned"
+        )
     if result.errors or any(skip.failed for skip in result.skipped):
         return "part of the push could not be judged"
     return None

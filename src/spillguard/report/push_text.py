@@ -25,8 +25,9 @@ def finding_line(finding: Finding) -> str:
     kind = "blocking" if finding.blocking else "warning"
     commit = finding.commit.id[:SHORT_ID] if finding.commit else "-"
     ref = clean(finding.ref or "-")
+    where = f"{clean(finding.path)}:{finding.line}"
     match = clean(shown_match(finding, plaintext=False))
-    return f"  {kind:<8}  {commit}  {ref}  {clean(finding.path)}:{finding.line}  {finding.rule}  {match}"
+    return f"  {kind:<8}  {commit}  {ref}  {where}  {finding.rule}  {match}"
 
 
 def advice_lines(result: ScanResult, *, bypass_token: str) -> list[str]:
