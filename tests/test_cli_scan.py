@@ -156,3 +156,11 @@ def test_rules_json_lists_builtin_rules(capsys, tmp_path: Path) -> None:
     names = {rule["name"] for rule in rules}
     assert {"AWS_CLIENT_ID", "AWS_SECRET_ACCESS_KEY", "GENERIC_PASSWORD"} <= names
     assert all(rule["kind"] == "builtin" and rule["source"] == "builtin" for rule in rules)
+
+
+def test_text_report_shows_escape_sequences_in_paths_harmlessly(tmp_path: Path, capsys) -> None:
+    (tmp_path / "evil\x1b[2J.env").write_text(f"AWS_ID={AWS_KEY}\n")
+    assert main(["scan", "--files", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "evil\\x1b[2J.env:1  AWS_CLIENT_ID" in out

@@ -13,7 +13,7 @@ from spillguard.errors import GitError
 from spillguard.models import Fragment, Skipped
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator
 
 LINK_MODE = int(FileMode.LINK)
 GITLINK_MODE = int(FileMode.COMMIT)
@@ -117,20 +117,6 @@ def iter_tree(
             yield from iter_tree(repo, subtree, max_size=max_size, prefix=f"{path}/")
         else:
             yield blob_fragment(repo, entry.id, path, entry.filemode, max_size)
-
-
-def open_receiving_repository(environ: Mapping[str, str]) -> pygit2.Repository:
-    """The repository a pre-receive hook runs in, with git's object quarantine visible.
-
-    During a push, the incoming objects sit in a temporary directory that git names
-    in ``GIT_OBJECT_DIRECTORY`` (the main store moves to
-    ``GIT_ALTERNATE_OBJECT_DIRECTORIES``); only libgit2's FROM_ENV open reads those.
-    """
-    path = environ.get("GIT_DIR", ".")
-    try:
-        return pygit2.Repository(path, flags=RepositoryOpenFlag.FROM_ENV)
-    except pygit2.GitError as error:
-        raise GitError(f"{path}: cannot open repository: {error}") from None
 
 
 def file_at_head(repo: pygit2.Repository, path: str, max_size: int) -> bytes | None:

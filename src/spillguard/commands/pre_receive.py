@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from spillguard import git
 from spillguard.config import REPOSITORY_FILE
-from spillguard.errors import ConfigError
-from spillguard.hooks.pre_receive import parse_ref_updates, scan_push, verdict
+from spillguard.errors import ConfigError, GitError
+from spillguard.hooks.pre_receive import parse_ref_updates, scan_push, unscanned, verdict
 from spillguard.loading import load_server_config
 from spillguard.report.push_text import push_lines
 
@@ -40,13 +40,25 @@ def run_pre_receive_command(
 ) -> int:
     started = time.monotonic()
     updates = parse_ref_updates(stdin.read())
-    repo = git.open_receiving_repository(environ)
-    config = load_server_config(
-        repo_dir=repo.path,
-        config_path=config_path,
-        read_repository_file=lambda: _repository_file(repo),
-    )
-    scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
+    try:
+        # FROM_ENV: git's quarantine (GIT_OBJECT_DIRECTORY and the alternates) holds
+        # the pushed objects; a plain open would not see them.
+        repo = git.open_from_environment(environ.get("GIT_DIR", "."))
+    except GitError as error:
+        # The administrator's on_error policy decides, so its file is read first.
+        config = load_server_config(
+            repo_dir=environ.get("GIT_DIR", "."),
+            config_path=config_path,
+            read_repository_file=_none,
+        )
+        scan = unscanned(updates, config, f"spillguard failed: {error}")
+    else:
+        config = load_server_config(
+            repo_dir=repo.path,
+            config_path=config_path,
+            read_repository_file=lambda: _repository_file(repo),
+        )
+        scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
     decision = verdict(scan, config)
     if quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
         return int(decision.code)
@@ -54,6 +66,10 @@ def run_pre_receive_command(
     heading = f"spillguard: {scan.commits} new commit(s) on {scan.refs} ref(s)"
     stream.writelines(line + "\n" for line in (heading, *lines))
     return int(decision.code)
+
+
+def _none() -> RepositoryText:
+    return None
 
 
 def _repository_file(repo: pygit2.Repository) -> RepositoryText:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from spillguard.errors import ExitCode, UsageError
+from spillguard.errors import ExitCode, SpillguardError, UsageError
 from spillguard.git import is_zero_id
 from spillguard.models import RefUpdate, ScanResult
 from spillguard.outcome import is_blocking
@@ -85,7 +85,7 @@ def scan_push(
     from spillguard.sources.received import received_commits
 
     progress = _Progress(deadline=deadline, clock=clock)
-    refs = sum(1 for update in updates if not is_zero_id(update.new))
+    refs = _updated_refs(updates)
     try:
         received = received_commits(repo, updates, limit=config.max_commits)
         progress.notices.extend(received.notices)
@@ -99,7 +99,7 @@ def scan_push(
         return PushScan(
             result=_with_notices(result, progress.notices, config),
             refs=refs,
-            incomplete=f"spillguard failed: {type(error).__name__}: {error}",
+            incomplete=f"spillguard failed: {_describe(error)}",
         )
     return PushScan(
         result=_with_notices(result, progress.notices, config),
@@ -107,6 +107,16 @@ def scan_push(
         commits=len(received.commits) + received.over_cap,
         incomplete=_incomplete(received.over_cap, config, progress, result),
     )
+
+
+def unscanned(updates: tuple[RefUpdate, ...], config: Config, why: str) -> PushScan:
+    """A push that could not be looked at: the on_error policy decides it."""
+    result = _with_notices(ScanResult(), [], config)
+    return PushScan(result=result, refs=_updated_refs(updates), incomplete=why)
+
+
+def _updated_refs(updates: tuple[RefUpdate, ...]) -> int:
+    return sum(1 for update in updates if not is_zero_id(update.new))
 
 
 def _items(
@@ -134,6 +144,12 @@ def _items(
             if progress.expired():
                 return
             yield item
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, SpillguardError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
 
 
 def _incomplete(

@@ -49,7 +49,7 @@ def _finding_line(finding: Finding, options: ReportOptions) -> str:
         kind = "allowlisted"
     match = clean(shown_match(finding, plaintext=options.plaintext))
     text = clean(shown_text(finding, plaintext=options.plaintext).strip())
-    return f"  {finding.path}:{finding.line}  {finding.rule}  {kind}  {match}\n      {text}"
+    return f"  {clean(finding.path)}:{finding.line}  {finding.rule}  {kind}  {match}\n      {text}"
 
 
 def summary_lines(result: ScanResult) -> list[str]:

@@ -1,0 +1,73 @@
+"""``spillguard hook pre-receive`` in process: git's stdin protocol and bad input."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from spillguard.cli import main
+from spillguard.errors import UsageError
+from spillguard.hooks.pre_receive import parse_ref_updates
+from spillguard.models import RefUpdate
+from testing.gitrepo import GitRepo
+
+OLD, NEW = "a" * 40, "b" * 40
+OLD256, NEW256 = "c" * 64, "d" * 64
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", ()),
+        (f"{OLD} {NEW} refs/heads/main\n", (RefUpdate(OLD, NEW, "refs/heads/main"),)),
+        (
+            f"{OLD} {NEW} refs/heads/a\n\n{'0' * 40} {NEW} refs/tags/v1\n",
+            (RefUpdate(OLD, NEW, "refs/heads/a"), RefUpdate("0" * 40, NEW, "refs/tags/v1")),
+        ),
+        (f"{OLD256} {'0' * 64} refs/heads/x", (RefUpdate(OLD256, "0" * 64, "refs/heads/x"),)),
+    ],
+)
+def test_parse_ref_updates(text: str, expected: tuple[RefUpdate, ...]) -> None:
+    assert parse_ref_updates(text) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"{OLD} {NEW}",
+        f"{OLD} {NEW} refs/heads/a extra",
+        f"{OLD[:-1]} {NEW} refs/heads/a",
+        f"{OLD.upper()} {NEW} refs/heads/a",
+        f"{OLD} {NEW256} refs/heads/a x",
+    ],
+)
+def test_malformed_input_names_the_line(line: str) -> None:
+    with pytest.raises(UsageError, match="pre-receive input line 2: expected"):
+        parse_ref_updates(f"{OLD} {NEW} refs/heads/ok\n{line}\n")
+
+
+def test_malformed_input_is_one_error_line_and_exit_2(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    bare = GitRepo(tmp_path / "bare.git", bare=True)
+    monkeypatch.chdir(bare.path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("not a ref update\n"))
+    assert main(["hook", "pre-receive"]) == 2
+    assert capsys.readouterr().err == (
+        "spillguard: error: pre-receive input line 1: expected '<old-id> <new-id> <ref>'\n"
+    )
+
+
+def test_broken_administrator_file_rejects_with_one_error_line(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    bare = GitRepo(tmp_path / "bare.git", bare=True)
+    (bare.path / "spillguard.toml").write_text('on_error = "maybe"\n')
+    monkeypatch.chdir(bare.path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["hook", "pre-receive"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("spillguard: error: ")
+    assert "on_error must be" in err
+    assert err.count("\n") == 1

@@ -1,0 +1,310 @@
+"""End to end: real ``git push`` into a real bare repository with the pre-receive hook.
+
+One server is shared by the module (pushes are slow to set up). Rejected pushes leave
+it as it was; accepted ones go to branch names no other test uses.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from testing.server import Server, copy_hook, install_hook
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+def aws_key(seed: str) -> str:
+    return expand("AKIA{rand:A2:16}", seed)
+
+
+def password(seed: str) -> str:
+    return expand('password = "{rand:Aa0:14}"', seed)
+
+
+#: The repository's own file on main: it disables a rule (fine, when the administrator
+#: trusts repository files) and tries to set the administrator's policy (never fine).
+REPOSITORY_FILE = """\
+disabled_rules = ["GENERIC_PASSWORD"]
+bypass_token = ""
+time_budget = 0
+
+[hook]
+mode = "warn"
+"""
+
+LEGACY_KEY = aws_key("legacy")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Server:
+    """main (with a .spillguard.toml) and ``legacy`` (a secret pushed before the hook)."""
+    server = Server(tmp_path_factory.mktemp("server"))
+    work = server.work
+    work.write("README.md", "hello\n")
+    work.write(".spillguard.toml", REPOSITORY_FILE)
+    work.commit("base")
+    work.git("checkout", "-q", "-b", "legacy")
+    work.write("old.env", f"AWS_ID={LEGACY_KEY}\n")
+    work.commit("legacy secret")
+    server.push("main", "legacy")
+    install_hook(server.bare.path)
+    return server
+
+
+@pytest.fixture(autouse=True)
+def fresh(server: Server) -> Iterator[None]:
+    """Each test starts on a new local branch at main, with no administrator's file."""
+    server.work.git("checkout", "-q", "--detach", "main")
+    yield
+    (server.bare.path / "spillguard.toml").unlink(missing_ok=True)
+    server.work.git("checkout", "-q", "--detach", "main")
+
+
+def commit(server: Server, path: str, text: str, message: str = "change") -> str:
+    server.work.write(path, text)
+    return server.work.commit(message)
+
+
+def test_blocking_finding_rejects_push_and_shows_it_masked(server: Server) -> None:
+    before = server.refs()
+    key = aws_key("reject")
+    first = commit(server, "app/settings.py", f"x = 1\naws = '{key}'\n")
+    code, output = server.push("HEAD:refs/heads/reject")
+    assert code != 0
+    assert "[remote rejected]" in output
+    line = f"blocking  {first[:10]}  refs/heads/reject  app/settings.py:2  AWS_CLIENT_ID  AKIA****"
+    assert line in output
+    assert key not in output
+    assert "push rejected: it adds secrets" in output
+    assert "git commit --amend" in output
+    assert "pragma: allowlist-secret" in output
+    assert server.refs() == before
+
+
+def test_clean_push_is_accepted(server: Server) -> None:
+    tip = commit(server, "notes.txt", "nothing secret\n")
+    code, output = server.push("HEAD:refs/heads/clean")
+    assert code == 0, output
+    assert "1 new commit(s) on 1 ref(s)" in output
+    assert server.refs()["refs/heads/clean"] == tip
+
+
+def test_warn_mode_accepts_and_shows_the_finding(server: Server) -> None:
+    server.admin('[hook]\nmode = "warn"\n')
+    tip = commit(server, "a.env", f"AWS_ID={aws_key('warn')}\n")
+    code, output = server.push("HEAD:refs/heads/warned")
+    assert code == 0, output
+    assert f"{tip[:10]}  refs/heads/warned  a.env:1  AWS_CLIENT_ID" in output
+    assert "push accepted (warn-only mode)" in output
+    assert server.refs()["refs/heads/warned"] == tip
+
+
+def test_custom_rule_that_does_not_block_only_warns(server: Server) -> None:
+    server.admin(
+        "[custom_rules]\nINTERNAL_TOKEN = { regexp = 'itk_[a-z0-9]{24}', blocking = false }\n"
+    )
+    tip = commit(server, "a.txt", f"token {expand('itk_{rand:a0:24}', 'itk')}\n")
+    code, output = server.push("HEAD:refs/heads/custom-warn")
+    assert code == 0, output
+    assert "warning  " in output
+    assert "INTERNAL_TOKEN" in output
+    assert "push accepted (warnings only)" in output
+    assert server.refs()["refs/heads/custom-warn"] == tip
+
+
+def test_multi_ref_push_rejects_all_and_names_the_ref_with_the_secret(server: Server) -> None:
+    before = server.refs()
+    clean = commit(server, "ok.txt", "fine\n")
+    server.work.git("branch", "-f", "multi-clean", clean)
+    dirty = commit(server, "bad.txt", f"{aws_key('multi')}\n")
+    server.work.git("tag", "-a", "-m", "release", "multi-tag", clean)
+    code, output = server.push(
+        "multi-clean:refs/heads/multi-clean",
+        f"{dirty}:refs/heads/multi-dirty",
+        "refs/tags/multi-tag",
+    )
+    assert code != 0
+    assert "2 new commit(s) on 3 ref(s)" in output
+    assert f"{dirty[:10]}  refs/heads/multi-dirty  bad.txt:1" in output
+    assert output.count("AWS_CLIENT_ID  ") == 1
+    assert server.refs() == before
+
+
+def test_secret_added_then_removed_in_one_push_is_rejected(server: Server) -> None:
+    before = server.refs()
+    added = commit(server, "cfg.env", f"AWS_ID={aws_key('removed')}\n", "add")
+    commit(server, "cfg.env", "AWS_ID=${AWS_ID}\n", "remove")
+    code, output = server.push("HEAD:refs/heads/add-remove")
+    assert code != 0
+    assert f"{added[:10]}  refs/heads/add-remove  cfg.env:1  AWS_CLIENT_ID" in output
+    assert server.refs() == before
+
+
+def test_pragma_added_in_a_later_commit_is_too_late(server: Server) -> None:
+    key = aws_key("late")
+    added = commit(server, "k.py", f"KEY = '{key}'\n", "add")
+    commit(server, "k.py", f"KEY = '{key}'  # pragma: allowlist-secret\n", "allowlist")
+    code, output = server.push("HEAD:refs/heads/late-pragma")
+    assert code != 0
+    assert f"{added[:10]}  refs/heads/late-pragma  k.py:1" in output
+
+
+def test_pragma_in_the_commit_that_adds_the_line_is_accepted(server: Server) -> None:
+    commit(server, "k.py", f"KEY = '{aws_key('early')}'  # pragma: allowlist-secret\n")
+    code, output = server.push("HEAD:refs/heads/early-pragma")
+    assert code == 0, output
+
+
+def test_force_push_judges_only_the_commits_the_server_lacks(server: Server) -> None:
+    base = commit(server, "f.txt", "one\n")
+    assert server.push("HEAD:refs/heads/forced")[0] == 0
+    server.work.git("reset", "-q", "--hard", "HEAD~1")
+    rewritten = commit(server, "f.txt", f"{aws_key('forced')}\n", "rewrite")
+    code, output = server.push("--force", "HEAD:refs/heads/forced")
+    assert code != 0
+    assert f"{rewritten[:10]}  refs/heads/forced  f.txt:1" in output
+    assert server.refs()["refs/heads/forced"] == base
+    # forcing the branch back to a commit the server already has brings nothing new
+    code, output = server.push("--force", "main:refs/heads/forced")
+    assert code == 0, output
+    assert "0 new commit(s) on 1 ref(s)" in output
+
+
+def test_new_branch_and_tag_on_an_old_commit_cost_nothing(server: Server) -> None:
+    """The legacy commit holds a secret, but it is already on the server."""
+    server.work.git("tag", "-a", "-m", "old release", "old-release", "legacy")
+    code, output = server.push("legacy:refs/heads/from-legacy", "refs/tags/old-release")
+    assert code == 0, output
+    assert "0 new commit(s) on 2 ref(s)" in output
+    assert LEGACY_KEY[4:] not in output
+
+
+def test_annotated_tag_on_a_new_commit_is_peeled_and_judged(server: Server) -> None:
+    before = server.refs()
+    tagged = commit(server, "t.env", f"AWS_ID={aws_key('tag')}\n")
+    server.work.git("tag", "-a", "-m", "release", "new-release", tagged)
+    code, output = server.push("refs/tags/new-release")
+    assert code != 0
+    assert f"{tagged[:10]}  refs/tags/new-release  t.env:1" in output
+    assert server.refs() == before
+
+
+def test_branch_deletion_is_accepted_without_scanning(server: Server) -> None:
+    commit(server, "d.txt", "bye\n")
+    assert server.push("HEAD:refs/heads/doomed")[0] == 0
+    code, output = server.push(":refs/heads/doomed")
+    assert code == 0, output
+    assert "refs/heads/doomed" not in server.refs()
+
+
+def test_bypass_token_skips_that_commit_only_and_says_so(server: Server) -> None:
+    skipped = commit(server, "b.env", f"A={aws_key('bypass')}\n", "hotfix skip-secret-scan")
+    code, output = server.push("HEAD:refs/heads/bypassed")
+    assert code == 0, output
+    assert f"commit {skipped[:10]} (refs/heads/bypassed) not scanned" in output
+    assert "'skip-secret-scan'" in output
+    after = commit(server, "c.env", f"B={aws_key('after')}\n", "not bypassed")
+    code, output = server.push("HEAD:refs/heads/bypassed")
+    assert code != 0
+    assert f"{after[:10]}  refs/heads/bypassed  c.env:1" in output
+
+
+def test_bypass_token_disabled_by_the_administrator(server: Server) -> None:
+    server.admin('bypass_token = ""\n')
+    commit(server, "b.env", f"A={aws_key('nobypass')}\n", "hotfix skip-secret-scan")
+    code, output = server.push("HEAD:refs/heads/no-bypass")
+    assert code != 0
+    assert "not scanned" not in output
+    assert "To push a commit unchecked" not in output
+
+
+@pytest.mark.parametrize(
+    ("admin", "notice"),
+    [
+        ("", "spillguard: push rejected"),  # untrusted: .spillguard.toml is not even read
+        (
+            'repository_config = true\nlocked_rules = ["GENERIC_PASSWORD"]\n',
+            "rule GENERIC_PASSWORD is locked by the administrator; it stays enabled",
+        ),
+    ],
+)
+def test_repository_file_cannot_disable_a_rule_unless_trusted(
+    server: Server, admin: str, notice: str
+) -> None:
+    server.admin(admin)
+    commit(server, "db.py", f"{password(admin)}\n")  # main's file disables GENERIC_PASSWORD
+    code, output = server.push("HEAD:refs/heads/disabled-by-file")
+    assert code != 0
+    assert "refs/heads/disabled-by-file  db.py:1  GENERIC_PASSWORD" in output
+    assert notice in output
+
+
+def test_trusted_repository_file_applies_its_rules_but_not_the_policy(server: Server) -> None:
+    server.admin("repository_config = true\n")
+    commit(server, "db.py", f"{password('trusted')}\n")  # GENERIC_PASSWORD is off on main
+    commit(server, "k.env", f"A={aws_key('trusted')}\n")
+    code, output = server.push("HEAD:refs/heads/trusted")
+    assert code != 0  # the file's mode = "warn" is the administrator's to set
+    assert "GENERIC_PASSWORD" not in output
+    assert "AWS_CLIENT_ID" in output
+    for key in ("bypass_token", "hook", "time_budget"):
+        assert f".spillguard.toml on refs/heads/main: {key} is the administrator's setting" in (
+            output
+        )
+
+
+def test_a_push_cannot_loosen_the_rules_that_judge_it(server: Server) -> None:
+    server.admin("repository_config = true\n")
+    server.work.write(".spillguard.toml", 'disabled_rules = ["AWS_CLIENT_ID"]\n')
+    commit(server, "k.env", f"A={aws_key('loosen')}\n")
+    code, output = server.push("HEAD:refs/heads/main")
+    assert code != 0
+    assert "refs/heads/main  k.env:1  AWS_CLIENT_ID" in output
+
+
+LIMITS = {
+    "cap": ("max_commits = 1\n", "the push brings more than 1 new commits (the cap); 1 were"),
+    "budget": ("time_budget = 0\n", "the time budget of 0 s ran out"),
+}
+
+
+@pytest.mark.parametrize("limit", sorted(LIMITS))
+@pytest.mark.parametrize("accepted", [False, True])
+def test_exceeded_limit_follows_the_administrators_choice(
+    server: Server, limit: str, accepted: bool
+) -> None:
+    setting, message = LIMITS[limit]
+    server.admin(setting + ('on_error = "accept"\n' if accepted else ""))
+    commit(server, "1.txt", f"{limit}\n")
+    tip = commit(server, "2.txt", f"{accepted}\n")
+    code, output = server.push(f"HEAD:refs/heads/{limit}-{accepted}")
+    assert (code == 0) is accepted
+    verdict = "accepted UNCHECKED" if accepted else "rejected"
+    assert f"push {verdict} by policy (on_error = {'accept' if accepted else 'reject'}): " in output
+    assert message in output
+    assert (server.refs().get(f"refs/heads/{limit}-{accepted}") == tip) is accepted
+
+
+def test_repository_text_cannot_inject_terminal_escapes(server: Server) -> None:
+    commit(server, "evil\x1b]0;owned\x07\x1b[2J.env", f"A={aws_key('escape')}\n")
+    code, output = server.push("HEAD:refs/heads/escape")
+    assert code != 0
+    assert "\x1b" not in output
+    assert "evil\\x1b]0;owned\\x07\\x1b[2J.env:1" in output
+
+
+@pytest.mark.parametrize(("policy", "accepted"), [("", False), ('on_error = "accept"\n', True)])
+def test_sha256_repository_follows_the_failure_policy(tmp_path, policy, accepted) -> None:
+    """pygit2's libgit2 cannot read SHA-256 repositories: the administrator decides."""
+    server = Server(tmp_path, object_format="sha256")
+    copy_hook(server.bare.path)  # `spillguard install` cannot open it either
+    server.admin(policy)
+    tip = commit(server, "a.txt", "hello\n")
+    code, output = server.push("HEAD:refs/heads/main")
+    assert (code == 0) is accepted
+    assert "SHA-256 object format are not supported yet" in output
+    assert server.refs() == ({"refs/heads/main": tip} if accepted else {})
