@@ -63,6 +63,33 @@ class RulesOptions:
     repo: str = "."
 
 
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class SyncOptions:
+    config: str | None = None
+    quiet: bool = False
+    server: str | None = None
+    variant: str | None = None
+    project: str | None = None
+    repo: str | None = None
+    space: str | None = None
+    ca_bundle: str | None = None
+    xsrf_header: str | None = None
+    timeout: float | None = None
+
+    def overrides(self) -> dict[str, object | None]:
+        """The flags that override ``[sync]`` keys of the same name."""
+        return {
+            "server": self.server,
+            "variant": self.variant,
+            "project": self.project,
+            "repo": self.repo,
+            "space": self.space,
+            "ca_bundle": self.ca_bundle,
+            "xsrf_header": self.xsrf_header,
+            "timeout": self.timeout,
+        }
+
+
 def _add_common_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("output and configuration")
     group.add_argument("--format", choices=FORMATS, default="text", help="report format")
@@ -131,6 +158,27 @@ def _add_rules_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     _add_common_options(rules)
 
 
+def _add_sync_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sync = commands.add_parser(
+        "sync",
+        help="fetch rules and reviewed lines from the scanning app's REST API",
+        description="Credentials come from SPILLGUARD_USERNAME and SPILLGUARD_PASSWORD "
+        "(SPILLGUARD_API_KEY for the hosted variant), ~/.netrc or the system keyring.",
+    )
+    sync.add_argument("--server", metavar="URL", help="the app's server ([sync] server)")
+    sync.add_argument(
+        "--variant", choices=("code-hosting", "wiki", "issue-tracker", "hosted"), default=None
+    )
+    sync.add_argument("--project", metavar="KEY", help="project key (code-hosting, issue-tracker)")
+    sync.add_argument("--repo", metavar="SLUG", help="repository slug (code-hosting)")
+    sync.add_argument("--space", metavar="KEY", help="space key (wiki)")
+    sync.add_argument("--ca-bundle", metavar="PEM", help="trust these CA certificates")
+    sync.add_argument("--xsrf-header", metavar="NAME", help="XSRF bypass header (X-Host-Token)")
+    sync.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (10)")
+    sync.add_argument("--config", metavar="FILE", help="the global (user or administrator) file")
+    sync.add_argument("--quiet", "-q", action="store_true", help="print only warnings and errors")
+
+
 class _VersionAction(argparse.Action):
     """--version, looking the version up only when asked (it is slow to import)."""
 
@@ -150,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_hook_parser(commands)
     _add_install_parser(commands)
     _add_rules_parser(commands)
+    _add_sync_parser(commands)
     return parser
 
 
@@ -163,6 +212,21 @@ def _common(args: argparse.Namespace) -> CommonOptions:
         color=args.color,
         quiet=args.quiet,
         offline=args.offline,
+    )
+
+
+def _sync_options(args: argparse.Namespace) -> SyncOptions:
+    return SyncOptions(
+        config=args.config,
+        quiet=args.quiet,
+        server=args.server,
+        variant=args.variant,
+        project=args.project,
+        repo=args.repo,
+        space=args.space,
+        ca_bundle=args.ca_bundle,
+        xsrf_header=args.xsrf_header,
+        timeout=args.timeout,
     )
 
 
@@ -198,6 +262,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from spillguard.commands.install import run_install_command
 
         return run_install_command(InstallOptions(hook=args.hook, repo=args.repo, force=args.force))
+    if args.command == "sync":
+        from spillguard.commands.sync import run_sync_command
+
+        return run_sync_command(_sync_options(args))
     from spillguard.commands.rules import run_rules_command
 
     return run_rules_command(RulesOptions(common=_common(args), repo=args.repo))

@@ -43,3 +43,9 @@ class ScanError(SpillguardError):
     """The scan could not complete (a budget, a cap, an unreadable input)."""
 
     exit_code = ExitCode.RUNTIME
+
+
+class SyncError(SpillguardError):
+    """The scanning app's REST API could not be reached or answered with an error."""
+
+    exit_code = ExitCode.RUNTIME

@@ -1,0 +1,101 @@
+"""Reviewed lines from the app's reviewed-findings export, a CSV file or a zip of them.
+
+Parsed in memory: nothing is extracted, so an entry name such as ``../../x`` is only
+ever a string in a message. Columns are found by name (``matchText``, ``ruleName``,
+case-insensitive); other columns are tolerated.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+from spillguard.errors import SyncError
+from spillguard.sync.messages import scrub
+
+if TYPE_CHECKING:
+    import zipfile
+
+#: Uncompressed bytes read from one export, so a zip bomb is refused, not inflated.
+MAX_EXPORT = 64 * 1024 * 1024
+CANCELLED = "Export cancelled"
+Reviewed = tuple[str, "str | None"]
+
+
+def _key(column: str) -> str:
+    return column.strip().lower().replace(" ", "").replace("_", "")
+
+
+def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool]:
+    """(matchText, ruleName or None) per row, and whether the export has a ruleName column."""
+    import csv
+
+    if text.rstrip().endswith(CANCELLED):
+        raise SyncError(f"{where}: the server cancelled the export ({CANCELLED!r})")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        rows = [row for row in reader if row]
+    except csv.Error as error:
+        raise SyncError(f"{where}: malformed CSV at line {reader.line_num}: {error}") from None
+    if not rows:
+        return [], False
+    header = [_key(column) for column in rows[0]]
+    if "matchtext" not in header:
+        shown = scrub(", ".join(rows[0])[:200], ())
+        raise SyncError(f"{where}: no matchText column (columns: {shown})")
+    text_at = header.index("matchtext")
+    rule_at = header.index("rulename") if "rulename" in header else None
+    found: list[Reviewed] = []
+    for number, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise SyncError(
+                f"{where}: malformed CSV: row {number} has {len(row)} fields, "
+                f"the header {len(header)}"
+            )
+        if row[text_at]:
+            rule = row[rule_at].strip() if rule_at is not None else ""
+            found.append((row[text_at], rule or None))
+    return found, rule_at is not None
+
+
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SyncError(f"{where}: the export is not UTF-8 text") from None
+
+
+def _zip_entries(archive: zipfile.ZipFile, where: str) -> list[tuple[str, bytes]]:
+    entries = [info for info in archive.infolist() if not info.is_dir()]
+    csvs = [info for info in entries if info.filename.lower().endswith(".csv")]
+    budget = MAX_EXPORT
+    found: list[tuple[str, bytes]] = []
+    for info in csvs or entries:
+        name = scrub(info.filename[:120], ())
+        with archive.open(info) as member:
+            data = member.read(budget + 1)
+        budget -= len(data)
+        if budget < 0:
+            raise SyncError(f"{where}: the zip holds more than {MAX_EXPORT} bytes")
+        found.append((f"{where}, entry {name!r}", data))
+    return found
+
+
+def reviewed_lines(body: bytes, where: str) -> tuple[list[Reviewed], bool]:
+    """All reviewed lines of an export (CSV, or a zip of CSV files) and the ruleName flag."""
+    import zipfile
+
+    if not body.startswith(b"PK"):
+        return parse_reviewed_csv(_decode(body, where), where)
+    try:
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            entries = _zip_entries(archive, where)
+    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError) as error:
+        raise SyncError(f"{where}: not a readable zip: {error}") from None
+    found: list[Reviewed] = []
+    has_rule = False
+    for name, data in entries:
+        lines, with_rule = parse_reviewed_csv(_decode(data, name), name)
+        found.extend(lines)
+        has_rule = has_rule or with_rule
+    return found, has_rule

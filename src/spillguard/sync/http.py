@@ -1,0 +1,227 @@
+"""One HTTP request to the scanning app, with bounded retries and readable errors.
+
+urllib only (no new dependency), imported lazily: hooks never load this module.
+Redirects are refused rather than followed, so credentials are sent to the
+configured server and nowhere else, and a login page behind a redirect reads as
+an error instead of as data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import TYPE_CHECKING, Any
+
+from spillguard.errors import SyncError
+from spillguard.sync.messages import describe_http_error
+
+if TYPE_CHECKING:
+    import urllib.request
+    from collections.abc import Callable, Mapping
+
+#: Retried with backoff (the server or a proxy in front of it is briefly unavailable).
+RETRY_STATUSES = frozenset({502, 503, 504})
+TOO_MANY_REQUESTS = 429
+#: The largest answer read; a reviewed-lines export is far smaller.
+MAX_BODY = 64 * 1024 * 1024
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ClientSettings:
+    server: str
+    #: The Authorization header's value; never printed.
+    authorization: str = dataclasses.field(repr=False)
+    #: Strings scrubbed from every message (the password or key itself).
+    secrets: tuple[str, ...] = dataclasses.field(default=(), repr=False)
+    #: Where the credentials came from and how to fix them, for a 401.
+    auth_hint: str = ""
+    xsrf_header: str | None = "X-Host-Token"
+    ca_bundle: str | None = None
+    timeout: float = 10.0
+    max_tries: int = 4
+    #: The longest Retry-After honoured; a longer one fails at once.
+    max_wait: float = 60.0
+    backoff: float = 1.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Response:
+    status: int
+    content_type: str
+    body: bytes = dataclasses.field(repr=False)
+
+
+class _Retry(Exception):  # noqa: N818 - a signal, not an error
+    def __init__(self, message: str, delay: float) -> None:
+        super().__init__(message)
+        self.delay = delay
+
+
+def check_server_url(server: str) -> None:
+    """Only https, or http to this machine: credentials never cross a network in clear."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(server)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise SyncError(f"server {server!r} is not an http(s) URL")
+    if parts.username or parts.password:
+        raise SyncError("the server URL must not carry credentials")
+    if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
+        raise SyncError(f"refusing to send credentials over plain http to {parts.hostname}")
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Call:
+    """One operation of the API: what to send, and the permission it needs (for a 403)."""
+
+    method: str
+    path: str
+    query: Mapping[str, str] | None = None
+    body: Any = None
+    accept: str = "application/json"
+    permission: str = ""
+
+    @property
+    def where(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+def request(
+    settings: ClientSettings, call: Call, *, sleep: Callable[[float], None] = time.sleep
+) -> Response:
+    """Send one request, retrying 429 (per Retry-After) and 502/503/504 (with backoff)."""
+    check_server_url(settings.server)
+    attempt = 1
+    while True:
+        retry = _attempt(settings, call, attempt)
+        if isinstance(retry, Response):
+            return retry
+        if attempt >= settings.max_tries:
+            raise SyncError(f"{retry} (gave up after {attempt} tries)")
+        if retry.delay > settings.max_wait:
+            raise SyncError(f"{retry}: the server asks to wait {retry.delay:.0f} s")
+        sleep(retry.delay)
+        attempt += 1
+
+
+def _attempt(settings: ClientSettings, call: Call, attempt: int) -> Response | _Retry:
+    try:
+        return _send(settings, call, attempt)
+    except _Retry as retry:
+        return retry
+
+
+def _url(settings: ClientSettings, path: str, query: Mapping[str, str] | None) -> str:
+    from urllib.parse import urlencode
+
+    url = settings.server.rstrip("/") + path
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+def _build(settings: ClientSettings, call: Call) -> urllib.request.Request:
+    import json
+    import urllib.request
+
+    url = _url(settings, call.path, call.query)
+    data = None if call.body is None else json.dumps(call.body).encode("utf-8")
+    req = urllib.request.Request(url, data=data, method=call.method)  # noqa: S310 - checked
+    req.add_header("Accept", call.accept)
+    req.add_header("User-Agent", "spillguard-sync")
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if settings.xsrf_header:
+        req.add_header(settings.xsrf_header, "no-check")
+    # Unredirected: never forwarded, even if a redirect were followed.
+    req.add_unredirected_header("Authorization", settings.authorization)
+    return req
+
+
+def _opener(settings: ClientSettings) -> urllib.request.OpenerDirector:
+    import ssl
+    import urllib.request
+
+    class _NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *_: object) -> None:
+            return None
+
+    try:
+        context = ssl.create_default_context(cafile=settings.ca_bundle)
+    except (OSError, ssl.SSLError) as error:
+        raise SyncError(f"CA bundle {settings.ca_bundle}: cannot load: {error}") from None
+    return urllib.request.build_opener(_NoRedirect(), urllib.request.HTTPSHandler(context=context))
+
+
+def _send(settings: ClientSettings, call: Call, attempt: int) -> Response:
+    import urllib.error
+
+    req = _build(settings, call)
+    where = call.where
+    try:
+        with _opener(settings).open(req, timeout=settings.timeout) as answer:
+            content = answer.read(MAX_BODY + 1)
+            if len(content) > MAX_BODY:
+                raise SyncError(f"{where}: the answer is larger than {MAX_BODY} bytes")
+            return Response(answer.status, answer.headers.get_content_type(), content)
+    except urllib.error.HTTPError as error:
+        _raise_for_status(settings, error, call, attempt)
+    except TimeoutError:
+        raise SyncError(f"{where}: no answer within {settings.timeout:g} s") from None
+    except urllib.error.URLError as error:
+        raise SyncError(f"{where}: cannot reach the server: {_reason(error.reason)}") from None
+    except OSError as error:
+        raise SyncError(f"{where}: connection failed: {_reason(error)}") from None
+    raise AssertionError("unreachable")  # pragma: no cover - _raise_for_status raises
+
+
+def _reason(reason: object) -> str:
+    import ssl
+
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return f"{reason.verify_message}: the server's TLS certificate is not trusted (ca_bundle)"
+    if isinstance(reason, TimeoutError):
+        return "timed out"
+    return str(getattr(reason, "strerror", None) or reason)
+
+
+def _raise_for_status(settings: ClientSettings, error: Any, call: Call, attempt: int) -> None:
+    status = int(error.code)
+    try:
+        content = error.read(64 * 1024)
+    except (OSError, TimeoutError):
+        content = b""
+    finally:
+        error.close()
+    message = describe_http_error(
+        status=status,
+        reason=str(error.reason or ""),
+        body=content,
+        where=call.where,
+        permission=call.permission,
+        auth_hint=settings.auth_hint,
+        xsrf_header=settings.xsrf_header,
+        location=error.headers.get("Location") if error.headers else None,
+        secrets=settings.secrets,
+    )
+    delay = _retry_after(error.headers.get("Retry-After") if error.headers else None)
+    if status == TOO_MANY_REQUESTS:
+        raise _Retry(message, settings.backoff if delay is None else delay)
+    if status in RETRY_STATUSES:
+        raise _Retry(message, settings.backoff * 2 ** (attempt - 1) if delay is None else delay)
+    raise SyncError(message)
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds: a number of seconds, or an HTTP date."""
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -1,0 +1,92 @@
+"""A failed HTTP answer as one readable line: the app's error body, or a short excerpt.
+
+Everything here comes from the network, so it is stripped of control characters,
+shortened, and scrubbed of the credentials before anyone sees it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from spillguard.report.sanitize import clean
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+#: How much of a body without the app's error shape (a proxy's HTML page) is shown.
+EXCERPT_CHARS = 120
+DETAIL_CHARS = 400
+_TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORECASE)
+_SPACE = re.compile(r"\s+")
+
+
+def scrub(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every credential replaced and every control character made visible."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "****")
+    return clean(text)
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def error_body_detail(body: bytes) -> str | None:
+    """The app's error body (restErrorTitle, restErrorDescription, violations) as text."""
+    import json
+
+    try:
+        data: Any = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("restErrorTitle"), str):
+        return None
+    parts = [data["restErrorTitle"]]
+    if isinstance(data.get("restErrorDescription"), str) and data["restErrorDescription"]:
+        parts.append(data["restErrorDescription"])
+    violations = data.get("violations")
+    if isinstance(violations, list):
+        parts.extend(
+            f"{item.get('fieldName', '?')}: {item.get('message', '')}"
+            for item in violations
+            if isinstance(item, dict)
+        )
+    return "; ".join(str(part) for part in parts)
+
+
+def excerpt(body: bytes) -> str:
+    """The start of a body that is not the app's error shape, tags and blank space removed."""
+    text = _TAG.sub(" ", body[: 16 * 1024].decode("utf-8", "replace"))
+    return _shorten(text, EXCERPT_CHARS)
+
+
+def describe_http_error(  # noqa: PLR0913 - every part of the message is a keyword
+    *,
+    status: int,
+    reason: str,
+    body: bytes,
+    where: str,
+    permission: str,
+    auth_hint: str,
+    xsrf_header: str | None,
+    location: str | None,
+    secrets: Sequence[str],
+) -> str:
+    """One line for a non-2xx answer, saying what to do where the status says it."""
+    detail = error_body_detail(body)
+    if detail is None:
+        shown = excerpt(body)
+        detail = f"(no error body) {shown}" if shown else "(no error body)"
+    message = f"{where}: HTTP {status} {reason}: {_shorten(detail, DETAIL_CHARS)}"
+    if status == 401:
+        message += f"; the credentials were refused: {auth_hint}"
+    elif status == 403:
+        message += f"; missing permission: {permission or 'not documented by the API'}"
+        if xsrf_header:
+            message += f" (or the server refuses remote calls despite the {xsrf_header} header)"
+    elif 300 <= status < 400 and location:
+        message += f"; redirected to {_shorten(location, 80)} (check the server URL)"
+    return scrub(message, secrets)

@@ -1,0 +1,143 @@
+"""The app's rule list (and the hosted variant's password settings) in the cache's form."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from spillguard import schema
+from spillguard.errors import SyncError
+from spillguard.rulecheck import RuleValidationError, compile_custom
+from spillguard.sync.messages import scrub
+
+_NOT_NAME = re.compile(r"[^A-Za-z0-9]+")
+#: Envelope keys a paged or wrapped list may sit under (the documents do not show it).
+_LIST_KEYS = ("values", "rules", "items", "content")
+_SHOWN = 5
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class SyncedRules:
+    rules: tuple[dict[str, Any], ...]
+    #: Whether the server's custom rules carry ``blocking`` (None: no custom rule to tell).
+    blocking_field: bool | None
+    notices: tuple[str, ...] = ()
+
+
+def rule_name(text: str) -> str:
+    """A server display name as an UPPER_SNAKE_CASE rule name ("My token" -> MY_TOKEN)."""
+    name = _NOT_NAME.sub("_", text).strip("_").upper()
+    return f"RULE_{name}" if name[:1].isdigit() else name
+
+
+def items_of(payload: Any, what: str) -> list[Any]:
+    if isinstance(payload, dict):
+        payload = next((payload[key] for key in _LIST_KEYS if key in payload), payload)
+    if not isinstance(payload, list):
+        raise SyncError(f"the server's {what} answer is not a list")
+    return payload
+
+
+def _shown(names: list[str]) -> str:
+    more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
+    return ", ".join(scrub(name, ()) for name in names[:_SHOWN]) + more
+
+
+class _Collector:
+    def __init__(self, builtin_names: frozenset[str]) -> None:
+        self.builtin_names = builtin_names
+        self.rules: list[dict[str, Any]] = []
+        self.unknown: list[str] = []
+        self.notices: list[str] = []
+        self.customs = 0
+        self.with_blocking = 0
+
+    def add(self, item: Any) -> None:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            self.notices.append("warning: a server rule without a name was ignored")
+            return
+        name = rule_name(item["name"])
+        regexp = item.get("regexp")
+        hardcoded = item.get("hardcoded")
+        custom = not hardcoded if isinstance(hardcoded, bool) else isinstance(regexp, str)
+        enabled = item.get("enabled", True) is not False
+        if not custom:
+            if name in self.builtin_names:
+                self.rules.append({"name": name, "kind": "builtin", "enabled": enabled})
+            else:
+                self.unknown.append(name)
+            return
+        self._add_custom(name, regexp, enabled, item)
+
+    def _add_custom(self, name: str, regexp: Any, enabled: bool, item: dict[str, Any]) -> None:
+        self.customs += 1
+        self.with_blocking += "blocking" in item
+        if not isinstance(regexp, str):
+            self.notices.append(f"warning: server rule {name} has no regexp; not used")
+            return
+        try:
+            compile_custom(name, regexp)
+        except RuleValidationError as error:
+            self.notices.append(f"warning: server {scrub(str(error), ())}; not used")
+            return
+        blocking = item.get("blocking")
+        self.rules.append(
+            {
+                "name": name,
+                "kind": "custom",
+                "enabled": enabled,
+                "blocking": blocking if isinstance(blocking, bool) else None,
+                "regexp": regexp,
+            }
+        )
+
+
+def parse_rules(payload: Any, builtin_names: frozenset[str]) -> SyncedRules:
+    """The rule list answer: built-in states for known names, validated custom rules."""
+    collector = _Collector(builtin_names)
+    for item in items_of(payload, "rule list"):
+        collector.add(item)
+    notices = list(collector.notices)
+    if collector.unknown:
+        notices.append(
+            f"note: {len(collector.unknown)} server built-in rules have no local equivalent "
+            f"and are not applied: {_shown(collector.unknown)}"
+        )
+    blocking = None if not collector.customs else collector.with_blocking > 0
+    return SyncedRules(
+        rules=tuple(collector.rules), blocking_field=blocking, notices=tuple(notices)
+    )
+
+
+def repository_rule_names(payload: Any) -> list[str]:
+    """The rule names the server applies to one repository (the rule_types answer)."""
+    items = items_of(payload, "rule_types")
+    return [rule_name(item) for item in items if isinstance(item, str)]
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower()
+
+
+def parse_password_settings(payload: Any) -> tuple[dict[str, Any], list[str]]:
+    """The hosted generic-password settings that map onto ``[generic_password]`` keys."""
+    if not isinstance(payload, dict):
+        raise SyncError("the server's generic-password settings answer is not an object")
+    settings: dict[str, Any] = {}
+    ignored: list[str] = []
+    for key, value in payload.items():
+        local = _snake(str(key))
+        expected = schema.GENERIC_PASSWORD.get(local)
+        if expected is None or isinstance(value, bool) != (expected.kind is bool):
+            ignored.append(str(key))
+        elif isinstance(value, expected.kind):
+            settings[local] = value
+        else:
+            ignored.append(str(key))
+    notices = (
+        [f"note: generic-password settings with no local equivalent: {_shown(ignored)}"]
+        if ignored
+        else []
+    )
+    return settings, notices
