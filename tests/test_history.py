@@ -60,7 +60,7 @@ def test_text_report_names_commit_author_and_date(linear, capsys) -> None:
     assert main(["scan", "--repo", str(repo.path), "v1"]) == 1
     out = capsys.readouterr().out
     assert f"commit {ids['c1']}" in out
-    assert "Ada Tester 2024-01-01T00:00:00Z: app.py" in out
+    assert "Ada Tester <ada@example.com>  2024-01-01T00:00:00Z" in out
     assert "app.py:2  AWS_CLIENT_ID  blocking" in out
 
 

@@ -26,6 +26,8 @@ class CommonOptions:
     color: str = "auto"
     quiet: bool = False
     offline: bool = False
+    #: None: follow the configuration's ``deduplicate_exports``.
+    deduplicate: bool | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +108,12 @@ def _add_common_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--quiet", "-q", action="store_true", help="print only findings and errors")
     group.add_argument(
         "--offline", action="store_true", help="ignore the rules and reviewed lines synced"
+    )
+    group.add_argument(
+        "--deduplicate",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="CSV: one row per rule, matched string and path (default: deduplicate_exports)",
     )
 
 
@@ -212,6 +220,7 @@ def _common(args: argparse.Namespace) -> CommonOptions:
         color=args.color,
         quiet=args.quiet,
         offline=args.offline,
+        deduplicate=args.deduplicate,
     )
 
 

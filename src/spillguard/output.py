@@ -17,21 +17,39 @@ if TYPE_CHECKING:
     from typing import TextIO
 
 
+def is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream is not a terminal
+        return False
+
+
 @contextlib.contextmanager
 def open_output(target: str | None) -> Iterator[TextIO]:
     """A text stream for ``target``; a regular file appears only once complete.
 
-    A device, FIFO or ``-`` is written in place: renaming a temporary file over
-    ``/dev/null`` would replace the device for the whole machine.
+    A device, a FIFO, a symbolic link (``/dev/stdout`` is one) or ``-`` is written
+    in place: renaming a temporary file over ``/dev/null`` would replace the device
+    for the whole machine, and over ``/dev/stdout`` would cut the caller's redirect.
     """
     if target is None or target == "-":
         yield sys.stdout
         return
     path = Path(target)
-    if _is_special(path):
-        with path.open("w", encoding="utf-8") as stream:
-            yield stream
+    if _written_in_place(path):
+        try:
+            device = path.open("w", encoding="utf-8", newline="")
+        except OSError as error:
+            raise UsageError(f"--output {target}: cannot write: {error.strerror}") from None
+        with device:
+            yield device
         return
+    with _atomic(path, target) as stream:
+        yield stream
+
+
+@contextlib.contextmanager
+def _atomic(path: Path, target: str) -> Iterator[TextIO]:
     directory = path.parent if str(path.parent) else Path()
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
@@ -39,6 +57,7 @@ def open_output(target: str | None) -> Iterator[TextIO]:
         raise UsageError(f"--output {target}: cannot write: {error.strerror}") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            os.fchmod(handle, _mode_for(path))  # mkstemp's 0600 is not what `>` would give
             yield stream
         Path(temporary).replace(path)
     except BaseException:
@@ -46,11 +65,21 @@ def open_output(target: str | None) -> Iterator[TextIO]:
         raise
 
 
-def _is_special(path: Path) -> bool:
+def _mode_for(path: Path) -> int:
+    """The replaced file's mode, or what the umask gives a new file."""
     try:
-        mode = path.stat().st_mode
+        return stat.S_IMODE(path.stat().st_mode)
     except OSError:
-        return False
-    if stat.S_ISDIR(mode):
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _written_in_place(path: Path) -> bool:
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return False  # nothing there yet: a new regular file
+    if stat.S_ISDIR(mode) or (stat.S_ISLNK(mode) and path.is_dir()):
         raise UsageError(f"--output {path}: is a directory")
     return not stat.S_ISREG(mode)

@@ -3,22 +3,29 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.errors import UsageError
 from spillguard.loading import load_config
 from spillguard.outcome import exit_code
-from spillguard.output import open_output
-from spillguard.report import ReportOptions, writer
+from spillguard.output import is_terminal, open_output
+from spillguard.progress import NullProgress, progress_for
+from spillguard.report import ReportOptions, streaming_writer, writer
+from spillguard.report.color import use_color
 from spillguard.scanning import run_scan
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from spillguard.cli import CommonOptions, ScanOptions
     from spillguard.config import Config
+    from spillguard.progress import Progress
     from spillguard.sources import Source
 
 
-def _source(options: ScanOptions, config: Config) -> Source:
+def _source(options: ScanOptions, config: Config, progress: Progress | None) -> Source:
     history = options.revs or options.all_refs or options.branches or options.since or options.until
     if history and (options.files or options.tree is not None):
         raise UsageError(
@@ -32,10 +39,10 @@ def _source(options: ScanOptions, config: Config) -> Source:
         from spillguard.sources.tree import iter_tree_at
 
         return iter_tree_at(options.repo, options.tree, max_size=config.max_file_size)
-    return _history(options, config)
+    return _history(options, config, progress)
 
 
-def _history(options: ScanOptions, config: Config) -> Source:
+def _history(options: ScanOptions, config: Config, progress: Progress | None) -> Source:
     from spillguard import git
     from spillguard.dates import parse_instant
     from spillguard.sources.history import Selection, iter_history
@@ -48,15 +55,35 @@ def _history(options: ScanOptions, config: Config) -> Source:
         until=None if options.until is None else parse_instant(options.until, "--until"),
     )
     repo = git.open_repository(options.repo)
-    return iter_history(repo, selection, max_size=config.max_file_size)
+    return iter_history(repo, selection, max_size=config.max_file_size, progress=progress)
 
 
-def report_options(common: CommonOptions, config: Config) -> ReportOptions:
+def report_options(
+    common: CommonOptions, config: Config, stream: TextIO, *, repository: str | None = None
+) -> ReportOptions:
+    """How to write the report: the command line first, then the configuration.
+
+    ``include_plaintext_in_exports`` and ``deduplicate_exports`` are the server's
+    export settings, so they govern the CSV export only.
+    """
+    export = common.format == "csv"
+    dedupe = common.deduplicate
     return ReportOptions(
-        plaintext=common.include_plaintext,
-        color=common.color == "always",
-        deduplicate=config.deduplicate_exports,
+        plaintext=common.include_plaintext or (export and config.include_plaintext_in_exports),
+        color=common.format == "text" and use_color(common.color, stream),
+        deduplicate=config.deduplicate_exports if dedupe is None else dedupe,
+        rules=config.ruleset.rules,
+        project=config.sync.get("project") or config.sync.get("space"),
+        repository=config.sync.get("repo") or repository,
     )
+
+
+def _repository_name(options: ScanOptions) -> str | None:
+    """The scanned repository's directory name, for exports that have no synced slug."""
+    if options.files:
+        return None
+    path = Path(options.repo).resolve()
+    return path.name.removesuffix(".git") or None
 
 
 def run_scan_command(options: ScanOptions) -> int:
@@ -68,11 +95,23 @@ def run_scan_command(options: ScanOptions) -> int:
         include_allowlisted=common.include_allowlisted,
         offline=common.offline,
     )
-    result = run_scan(_source(options, config), config.ruleset, notices=config.notices)
-    report = report_options(common, config)
     with open_output(common.output) as stream:
-        writer(common.format)(result, stream, report)
+        report = report_options(common, config, stream, repository=_repository_name(options))
+        stream_finding = streaming_writer(common.format)
+        # Findings streamed to the terminal that shows the progress line would tangle with it.
+        shared_terminal = stream_finding is not None and is_terminal(stream)
+        progress = progress_for(sys.stderr, quiet=common.quiet or shared_terminal)
+        source = _source(options, config, None if isinstance(progress, NullProgress) else progress)
+        on_finding = (
+            None
+            if stream_finding is None
+            else partial(stream_finding, stream=stream, options=report)
+        )
+        result = run_scan(source, config.ruleset, on_finding=on_finding, notices=config.notices)
+        if stream_finding is None:
+            writer(common.format)(result, stream, report)
     if common.format != "text" and not common.quiet:
+        # The report has the stream it was given; the human summary goes to stderr.
         from spillguard.report.text_report import summary_lines
 
         for line in summary_lines(result):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.models import ScanResult
+    from spillguard.models import Finding, Rule, ScanResult
 
 FORMATS = ("text", "json", "jsonl", "sarif", "csv")
 
@@ -20,10 +20,19 @@ class ReportOptions:
     color: bool = False
     deduplicate: bool = True
     verbose: bool = False
+    #: The rules in force, so a report can describe them (SARIF's reportingDescriptors).
+    rules: tuple[Rule, ...] = ()
+    #: Where the findings come from, for exports ("where known": the sync settings).
+    project: str | None = None
+    repository: str | None = None
 
 
 class Writer(Protocol):
     def __call__(self, result: ScanResult, stream: TextIO, options: ReportOptions) -> None: ...
+
+
+class FindingWriter(Protocol):
+    def __call__(self, finding: Finding, stream: TextIO, options: ReportOptions) -> None: ...
 
 
 def writer(name: str) -> Writer:
@@ -31,3 +40,10 @@ def writer(name: str) -> Writer:
     module = importlib.import_module(f"spillguard.report.{name}_report")
     write: Writer = module.write
     return write
+
+
+def streaming_writer(name: str) -> FindingWriter | None:
+    """For a format written a finding at a time as the scan finds them (jsonl), its writer."""
+    module = importlib.import_module(f"spillguard.report.{name}_report")
+    write_finding: FindingWriter | None = getattr(module, "write_finding", None)
+    return write_finding

@@ -11,10 +11,14 @@ if TYPE_CHECKING:
 
 
 def shown_text(finding: Finding, *, plaintext: bool) -> str:
-    if plaintext:
-        return finding.text
+    return "".join(shown_parts(finding, plaintext=plaintext))
+
+
+def shown_parts(finding: Finding, *, plaintext: bool) -> tuple[str, str, str]:
+    """The line as (before the match, the match, after it), the match masked unless plaintext."""
     start, end = finding.line_offset_start, finding.line_offset_end
-    return finding.text[:start] + shown_match(finding, plaintext=False) + finding.text[end:]
+    text = finding.text
+    return text[:start], shown_match(finding, plaintext=plaintext), text[end:]
 
 
 def shown_match(finding: Finding, *, plaintext: bool) -> str:

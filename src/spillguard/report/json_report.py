@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from spillguard.report.findings import finding_dict, summary_dict
+from spillguard.report.sanitize import json_safe
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -26,5 +27,4 @@ def write(result: ScanResult, stream: TextIO, options: ReportOptions) -> None:
         ],
         "summary": summary_dict(result),
     }
-    json.dump(document, stream, indent=2, ensure_ascii=False)
-    stream.write("\n")
+    stream.write(json_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")

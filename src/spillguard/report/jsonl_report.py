@@ -1,4 +1,4 @@
-"""``--format jsonl``: one finding object a line."""
+"""``--format jsonl``: one finding object a line, flushed as found so a pipe sees it at once."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from spillguard.report.findings import finding_dict
+from spillguard.report.sanitize import json_safe
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -15,8 +16,9 @@ if TYPE_CHECKING:
 
 
 def write_finding(finding: Finding, stream: TextIO, options: ReportOptions) -> None:
-    stream.write(json.dumps(finding_dict(finding, plaintext=options.plaintext), ensure_ascii=False))
-    stream.write("\n")
+    line = json.dumps(finding_dict(finding, plaintext=options.plaintext), ensure_ascii=False)
+    stream.write(json_safe(line) + "\n")
+    stream.flush()
 
 
 def write(result: ScanResult, stream: TextIO, options: ReportOptions) -> None:

@@ -17,3 +17,16 @@ def clean(text: str) -> str:
         ),
         text,
     )
+
+
+# What json.dumps(ensure_ascii=False) leaves raw but a terminal may act on.
+_JSON_UNSAFE = regex.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def json_safe(document: str) -> str:
+    """JSON text with C1 controls and bidi overrides written as ``\\uXXXX`` escapes.
+
+    Outside strings JSON is plain ASCII, so these can only sit inside strings, where
+    the escape means the same character: the data is unchanged, the bytes are inert.
+    """
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", document)

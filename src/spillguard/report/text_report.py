@@ -1,55 +1,115 @@
 """``--format text``: findings grouped by commit and file, then a summary.
 
-Plain, colourless, fixed-width text unless colour is asked for; that path imports
-rich lazily. Repository-controlled text is always cleaned of escape sequences.
+The layout is built once as lines of (text, style) segments. Without colour they
+are joined as plain fixed-width text and a caret line marks each match; with
+colour rich renders them, imported only then. Every piece of repository-controlled
+text (path, line, author, message, ref) is cleaned of escape sequences and handed
+to rich as plain ``Text``, never as markup, so a file name cannot restyle or
+rewrite the reader's terminal.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from spillguard.report.findings import shown_match, shown_text, summary_dict
+from spillguard.outcome import is_blocking
+from spillguard.report.findings import shown_parts, summary_dict
 from spillguard.report.sanitize import clean
 
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.models import Finding, ScanResult
+    from spillguard.models import CommitInfo, Finding, ScanResult
     from spillguard.report import ReportOptions
 
 SHORT_ID = 10
+SUBJECT_WIDTH = 72
+TAB = "    "
+
+Segment = tuple[str, str]  # (text, style name; "" for none)
+Line = list[Segment]
+
+#: Style names to rich styles; the plain renderer ignores them.
+STYLES = {
+    "commit": "yellow",
+    "dim": "dim",
+    "path": "bold",
+    "location": "cyan",
+    "rule": "magenta",
+    "blocking": "bold red",
+    "warn": "yellow",
+    "allowlisted": "dim",
+    "match": "bold red reverse",
+    "bad": "bold red",
+    "good": "green",
+}
 
 
-def _group_key(finding: Finding) -> tuple[str, str]:
-    return (finding.commit.id if finding.commit else "", finding.path)
+def _shown(text: str) -> str:
+    """Repository text as it may appear on a terminal: no controls, tabs as spaces."""
+    return clean(text).replace("\t", TAB)
 
 
-def finding_lines(result: ScanResult, options: ReportOptions) -> list[str]:
-    lines: list[str] = []
-    for (commit_id, path), group in itertools.groupby(result.findings, key=_group_key):
-        findings = list(group)
-        header = clean(path)
-        first = findings[0]
-        if commit_id and first.commit is not None:
-            ref = f" {clean(first.ref)}" if first.ref else ""
-            header = (
-                f"commit {commit_id[:SHORT_ID]}{ref} {clean(first.commit.author)} "
-                f"{first.commit.date}: {header}"
-            )
-        lines.append(header)
-        lines.extend(_finding_line(finding, options) for finding in findings)
+def _group(findings: tuple[Finding, ...]) -> dict[str, dict[str, list[Finding]]]:
+    """Findings by commit id ("" for none), then by path, in the order first seen."""
+    groups: dict[str, dict[str, list[Finding]]] = {}
+    for finding in findings:
+        commit_id = finding.commit.id if finding.commit else ""
+        groups.setdefault(commit_id, {}).setdefault(finding.path, []).append(finding)
+    return groups
+
+
+def finding_lines(result: ScanResult, options: ReportOptions) -> list[Line]:
+    lines: list[Line] = []
+    for by_path in _group(result.findings).values():
+        first = next(iter(by_path.values()))[0]
+        indent = ""
+        if first.commit is not None:
+            if lines:
+                lines.append([])
+            lines.extend(_commit_header(first.commit, first.ref))
+            indent = "  "
+        for path, findings in by_path.items():
+            lines.append([(indent, ""), (_shown(path), "path")])
+            for finding in findings:
+                lines.extend(_finding(finding, indent + "  ", options))
     return lines
 
 
-def _finding_line(finding: Finding, options: ReportOptions) -> str:
-    kind = "blocking" if finding.blocking else "warn"
+def _commit_header(commit: CommitInfo, ref: str | None) -> list[Line]:
+    header: Line = [
+        (f"commit {commit.id[:SHORT_ID]}", "commit"),
+        (f"  {_shown(commit.author)} <{_shown(commit.email)}>  {_shown(commit.date)}", ""),
+    ]
+    if ref:
+        header.append((f"  {_shown(ref)}", "dim"))
+    subject = _shown(commit.message.strip().partition("\n")[0])[:SUBJECT_WIDTH]
+    return [header, [(TAB + subject, "dim")]] if subject else [header]
+
+
+def _finding(finding: Finding, indent: str, options: ReportOptions) -> list[Line]:
+    kind = "blocking" if is_blocking(finding) else "warn"
     if finding.allowlisted:
         kind = "allowlisted"
-    match = clean(shown_match(finding, plaintext=options.plaintext))
-    text = clean(shown_text(finding, plaintext=options.plaintext).strip())
-    return f"  {clean(finding.path)}:{finding.line}  {finding.rule}  {kind}  {match}\n      {text}"
+    head: Line = [
+        (indent, ""),
+        (f"{_shown(finding.path)}:{finding.line}", "location"),
+        ("  ", ""),
+        (clean(finding.rule), "rule"),
+        ("  ", ""),
+        (kind, kind),
+    ]
+    if finding.truncated:
+        head.append(("  (long line: the match only)", "dim"))
+    raw_before, raw_match, raw_after = shown_parts(finding, plaintext=options.plaintext)
+    before, match = _shown(raw_before.lstrip()), _shown(raw_match)
+    after = _shown(raw_after.rstrip())
+    text_indent = indent + "  "
+    lines = [head, [(text_indent + before, ""), (match, "match"), (after, "")]]
+    if not options.color:
+        lines.append([(text_indent + " " * len(before) + "^" * max(len(match), 1), "")])
+    return lines
 
 
 def summary_lines(result: ScanResult) -> list[str]:
@@ -63,18 +123,58 @@ def summary_lines(result: ScanResult) -> list[str]:
     ]
     by_rule = Counter(finding.rule for finding in result.findings)
     if by_rule:
-        lines.append("by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(by_rule.items())))
-    reasons = Counter(skip.reason for skip in result.skipped)
+        lines.append(
+            "by rule: " + ", ".join(f"{clean(rule)} {n}" for rule, n in sorted(by_rule.items()))
+        )
+    reasons = Counter(clean(skip.reason) for skip in result.skipped)
     if reasons:
         lines.append(
             "skipped: " + ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
         )
-    lines.extend(f"failed: {clean(s.path)}: {s.reason}" for s in result.skipped if s.failed)
-    lines.extend(f"rule error: {error.rule}: {error.message}" for error in result.errors)
+    lines.extend(f"failed: {clean(s.path)}: {clean(s.reason)}" for s in result.skipped if s.failed)
+    lines.extend(
+        f"rule error: {clean(error.rule)}: {clean(error.message)}" for error in result.errors
+    )
     lines.extend(clean(notice) for notice in result.notices)
     return lines
 
 
+def _summary(result: ScanResult) -> list[Line]:
+    first, *rest = summary_lines(result)
+    blocking = any(is_blocking(finding) for finding in result.findings)
+    style = "bad" if blocking else "good" if not result.findings else "warn"
+    return [[(first, style)], *([(line, "")] for line in rest)]
+
+
 def write(result: ScanResult, stream: TextIO, options: ReportOptions) -> None:
-    lines = [*finding_lines(result, options), *summary_lines(result)]
-    stream.writelines(line + "\n" for line in lines)
+    lines = finding_lines(result, options)
+    if lines:
+        lines.append([])
+    lines.extend(_summary(result))
+    if options.color:
+        _write_color(lines, stream)
+    else:
+        stream.writelines("".join(text for text, _ in line).rstrip() + "\n" for line in lines)
+
+
+def _write_color(lines: list[Line], stream: TextIO) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    # Every choice explicit: the caller already decided on colour, so rich must not
+    # second-guess it from NO_COLOR, TERM or the stream, nor wrap, nor highlight.
+    console = Console(
+        file=stream,
+        force_terminal=True,
+        no_color=False,
+        color_system="standard",
+        highlight=False,
+        markup=False,
+        emoji=False,
+        soft_wrap=True,
+    )
+    for line in lines:
+        text = Text()
+        for segment, style in line:
+            text.append(segment, style=STYLES.get(style, ""))
+        console.print(text)

@@ -1,0 +1,139 @@
+"""``--format sarif``: SARIF 2.1.0 for code-scanning services.
+
+One run; the rules that produced a finding or an error are its reportingDescriptors.
+A blocking finding is an ``error``, a warn-only one a ``warning``; an allowlisted
+one is kept with a suppression. Columns are 1-based Unicode code points (we say so
+in ``columnKind``) and left out when a long line was cut to its match. The commit
+goes in each result's properties: the repository URL that versionControlProvenance
+requires is not something a scan of a local repository knows.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from spillguard.outcome import is_blocking
+from spillguard.report.findings import shown_match, shown_text
+from spillguard.report.sanitize import json_safe
+
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from spillguard.models import Finding, Rule, ScanResult
+    from spillguard.report import ReportOptions
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/spillguard/"
+#: The partialFingerprints key: rule, secret and path hashed, stable as lines move.
+FINGERPRINT_KEY = "spillguardFingerprint/v1"
+
+
+def _descriptor(name: str, rule: Rule | None) -> dict[str, Any]:
+    blocking = rule.blocking if rule is not None else True
+    text = (rule.description if rule is not None else "") or f"Secret matched by {name}"
+    return {
+        "id": name,
+        "name": name,
+        "shortDescription": {"text": text},
+        "defaultConfiguration": {"level": "error" if blocking else "warning"},
+        "properties": {
+            "tags": ["security", "secret"],
+            "kind": rule.kind if rule is not None else "custom",
+            "source": rule.source if rule is not None else "unknown",
+        },
+    }
+
+
+def _uri(path: str) -> str:
+    if path.startswith("/"):
+        return "file://" + quote(path)
+    return quote(path)
+
+
+def _region(finding: Finding, options: ReportOptions) -> dict[str, Any]:
+    region: dict[str, Any] = {
+        "startLine": finding.line,
+        "snippet": {"text": shown_text(finding, plaintext=options.plaintext)},
+    }
+    if not finding.truncated:
+        region["startColumn"] = finding.line_offset_start + 1
+        region["endColumn"] = finding.line_offset_end + 1
+    return region
+
+
+def _result(finding: Finding, index: int, options: ReportOptions) -> dict[str, Any]:
+    match = shown_match(finding, plaintext=options.plaintext)
+    blocking = is_blocking(finding)
+    result: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": index,
+        "level": "error" if blocking else "warning",
+        "message": {"text": f"{finding.rule}: {match}"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": _uri(finding.path)},
+                    "region": _region(finding, options),
+                }
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
+        "properties": _properties(finding, blocking),
+    }
+    if finding.allowlisted:
+        result["suppressions"] = [{"kind": "inSource", "justification": "allowlisted"}]
+    return result
+
+
+def _properties(finding: Finding, blocking: bool) -> dict[str, Any]:
+    properties: dict[str, Any] = {"blocking": blocking, "truncated": finding.truncated}
+    if finding.commit is not None:
+        properties.update(
+            commit=finding.commit.id, author=finding.commit.author, date=finding.commit.date
+        )
+    if finding.ref is not None:
+        properties["ref"] = finding.ref
+    return properties
+
+
+def sarif_document(result: ScanResult, options: ReportOptions) -> dict[str, Any]:
+    known = {rule.name: rule for rule in options.rules}
+    names = list(dict.fromkeys([f.rule for f in result.findings] + [e.rule for e in result.errors]))
+    index = {name: position for position, name in enumerate(names)}
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": error.message},
+            "associatedRule": {"id": error.rule, "index": index[error.rule]},
+        }
+        for error in result.errors
+    ]
+    from spillguard import __version__
+
+    run = {
+        "tool": {
+            "driver": {
+                "name": "spillguard",
+                "version": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [_descriptor(name, known.get(name)) for name in names],
+            }
+        },
+        "invocations": [
+            {
+                "executionSuccessful": not result.errors
+                and not any(skip.failed for skip in result.skipped),
+                "toolExecutionNotifications": notifications,
+            }
+        ],
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(f, index[f.rule], options) for f in result.findings],
+    }
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def write(result: ScanResult, stream: TextIO, options: ReportOptions) -> None:
+    document = sarif_document(result, options)
+    stream.write(json_safe(json.dumps(document, indent=2, ensure_ascii=False)) + "\n")

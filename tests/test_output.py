@@ -1,0 +1,107 @@
+"""--output: regular files replaced atomically, devices, FIFOs and links written in place."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from spillguard.cli import main
+from spillguard.output import open_output
+from testing.tokens import expand
+
+AWS_KEY = expand("AKIA{rand:A2:16}", "output")
+
+
+@pytest.fixture
+def secret_dir(tmp_path: Path) -> Path:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.env").write_text(f"AWS_ID={AWS_KEY}\n")
+    return source
+
+
+def test_regular_file_is_replaced_whole_and_keeps_its_mode(tmp_path: Path, secret_dir) -> None:
+    report = tmp_path / "report.json"
+    report.write_text("old")
+    report.chmod(0o640)
+    assert (
+        main(["scan", "--files", str(secret_dir), "--format", "json", "--output", str(report)]) == 1
+    )
+    assert json.loads(report.read_text())["summary"]["findings"] == 1
+    assert stat.S_IMODE(report.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "src"]
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    report = tmp_path / "report.txt"
+    report.write_text("old report\n")
+
+    def crash_midway() -> None:
+        with open_output(str(report)) as stream:
+            stream.write("half a rep")
+            raise RuntimeError
+
+    with pytest.raises(RuntimeError):
+        crash_midway()
+    assert report.read_text() == "old report\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.txt"]
+
+
+def test_dev_null_is_written_in_place_never_replaced(secret_dir) -> None:
+    before = Path("/dev/null").stat()
+    assert main(["scan", "--files", str(secret_dir), "--output", "/dev/null"]) == 1
+    after = Path("/dev/null").stat()
+    assert stat.S_ISCHR(after.st_mode)
+    assert (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+
+
+def test_fifo_is_written_in_place(tmp_path: Path, secret_dir) -> None:
+    fifo = tmp_path / "report.pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    code = main(["scan", "--files", str(secret_dir), "--format", "jsonl", "--output", str(fifo)])
+    reader.join(timeout=30)
+    assert code == 1
+    assert json.loads(received[0])["rule"] == "AWS_CLIENT_ID"
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+@pytest.mark.parametrize("redirect", ["pipe", "file"])
+def test_dev_stdout_reaches_the_callers_stdout(tmp_path: Path, secret_dir, redirect: str) -> None:
+    argv = [sys.executable, "-m", "spillguard", "scan", "--files", str(secret_dir)]
+    argv += ["--format", "json", "--output", "/dev/stdout"]
+    if redirect == "pipe":
+        completed = subprocess.run(argv, capture_output=True, text=True, check=False)
+        out = completed.stdout
+    else:
+        target = tmp_path / "redirected.json"
+        with target.open("w") as handle:
+            completed = subprocess.run(
+                argv, stdout=handle, stderr=subprocess.PIPE, text=True, check=False
+            )
+        out = target.read_text()
+    assert completed.returncode == 1, completed.stderr
+    assert json.loads(out)["summary"]["findings"] == 1
+    assert Path("/dev/stdout").is_symlink()
+    assert "1 finding(s)" in completed.stderr  # the summary stays off the report's stream
+
+
+def test_directory_and_unwritable_targets_are_one_line_errors(
+    tmp_path: Path, secret_dir, capsys
+) -> None:
+    assert main(["scan", "--files", str(secret_dir), "--output", str(tmp_path)]) == 2
+    missing = tmp_path / "no" / "such" / "dir" / "r.json"
+    assert main(["scan", "--files", str(secret_dir), "--output", str(missing)]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert errors[0] == f"spillguard: error: --output {tmp_path}: is a directory"
+    assert errors[1].startswith(f"spillguard: error: --output {missing}: cannot write")
+    assert not missing.parent.exists()

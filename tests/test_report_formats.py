@@ -1,0 +1,152 @@
+"""Every report format against its golden file (colour off), plus what each format promises."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from spillguard import __version__
+from spillguard.models import Fragment
+from spillguard.report import ReportOptions, writer
+from spillguard.report.csv_report import cell, write_reviewed_csv
+from spillguard.report.jsonl_report import write_finding
+from spillguard.report.sarif_report import sarif_document
+from spillguard.scanning import run_scan
+from testing.golden import assert_golden
+from testing.reports import (
+    AWS_KEY,
+    FORMULA_TOKEN,
+    OTHER_KEY,
+    sample_fragments,
+    sample_result,
+    sample_ruleset,
+)
+
+SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+SECRETS = (AWS_KEY, OTHER_KEY, FORMULA_TOKEN)
+
+
+def render(name: str, **options: object) -> str:
+    result = sample_result()
+    stream = io.StringIO(newline="")
+    writer(name)(result, stream, ReportOptions(project="PROJ", repository="shop", **options))
+    return stream.getvalue().replace(f'"version": "{__version__}"', '"version": "VERSION"')
+
+
+@pytest.mark.parametrize(
+    ("name", "golden"),
+    [
+        ("text", "report.txt"),
+        ("json", "report.json"),
+        ("jsonl", "report.jsonl"),
+        ("sarif", "report.sarif"),
+        ("csv", "report.csv"),
+    ],
+)
+def test_format_matches_golden_and_shows_no_secret_or_escape(name: str, golden: str) -> None:
+    output = render(name)
+    assert_golden(golden, output)
+    assert not any(secret in output for secret in SECRETS)
+    assert "\x1b" not in output
+    assert "\u202e" not in output
+
+
+def test_csv_without_deduplication_has_a_row_per_finding() -> None:
+    rows = list(csv.DictReader(io.StringIO(render("csv", deduplicate=False))))
+    assert [(row["path"][:6], row["line"]) for row in rows] == [
+        ("config", "11"),
+        ("config", "12"),
+        ("deploy", "1"),
+        ("docs/[", "3"),
+        ("docs/[", "4"),
+    ]
+    deduplicated = list(csv.DictReader(io.StringIO(render("csv"))))
+    assert len(deduplicated) == 3  # same rule, string and path collapse to the first row
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t"])
+def test_csv_cell_that_starts_like_a_formula_is_text(start: str) -> None:
+    assert cell(f"{start}HYPERLINK(1)") == f"'{start}HYPERLINK(1)"
+    assert cell("ok=1") == "ok=1"
+    assert cell("\r=1") == "\\x0d=1"  # a carriage return is shown, not written
+
+
+def test_csv_with_a_formula_like_secret_opens_as_text() -> None:
+    rows = list(csv.reader(io.StringIO(render("csv", plaintext=True))))
+    formula_row = next(row for row in rows if "FORMULA_TOKEN" in row)
+    assert f"'{FORMULA_TOKEN}" in formula_row  # the plaintext, shown but inert
+    for row in rows:
+        assert not any(value.startswith(("=", "+", "-", "@")) for value in row), row
+
+
+def test_reviewed_csv_lists_digests_never_plaintext() -> None:
+    class Record:
+        digest = "ab" * 32
+        rule = "AWS_CLIENT_ID"
+        reason = "=test fixture"
+        added_by = "Ada Tester"
+        date = "2024-01-01"
+
+    stream = io.StringIO(newline="")
+    write_reviewed_csv([Record()], stream)
+    assert_golden("reviewed.csv", stream.getvalue())
+    assert list(csv.reader(io.StringIO(stream.getvalue())))[1][2] == "'=test fixture"
+
+
+def test_sarif_validates_against_the_official_schema() -> None:
+    document = json.loads(render("sarif"))
+    jsonschema.Draft4Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(document)
+
+
+def test_sarif_locations_rules_fingerprints_and_commit() -> None:
+    result = sample_result()
+    run = sarif_document(result, ReportOptions())["runs"][0]
+    rules = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    assert rules == ["AWS_CLIENT_ID", "FORMULA_TOKEN", "SLOW_RULE"]
+    first, allowlisted, formula, _, truncated = run["results"]
+    region = first["locations"][0]["physicalLocation"]["region"]
+    finding = result.findings[0]
+    assert (region["startLine"], region["startColumn"]) == (11, finding.line_offset_start + 1)
+    assert region["endColumn"] - region["startColumn"] == len(AWS_KEY)
+    assert first["partialFingerprints"]["spillguardFingerprint/v1"] == finding.fingerprint
+    assert first["properties"]["commit"] == finding.commit.id if finding.commit else False
+    assert (first["level"], formula["level"]) == ("error", "warning")
+    assert allowlisted["suppressions"][0]["kind"] == "inSource"
+    assert "startColumn" not in truncated["locations"][0]["physicalLocation"]["region"]
+    assert run["invocations"][0]["executionSuccessful"] is False  # SLOW_RULE failed
+
+
+def test_jsonl_writes_and_flushes_each_finding_as_the_scan_finds_it() -> None:
+    buffer = io.BytesIO()
+    stream = io.TextIOWrapper(buffer, encoding="utf-8", write_through=False)
+    seen_before_next: list[int] = []
+
+    def fragments():
+        for fragment in sample_fragments():
+            yield fragment
+            # the scan has not gone on yet, but what it found is already out
+            seen_before_next.append(buffer.getvalue().count(b"\n"))
+
+    run_scan(
+        fragments(),
+        sample_ruleset(),
+        on_finding=lambda finding: write_finding(finding, stream, ReportOptions()),
+    )
+    assert seen_before_next == [2, 3, 5]
+
+
+def test_plaintext_is_shown_only_when_asked() -> None:
+    assert AWS_KEY in render("json", plaintext=True)
+    assert AWS_KEY not in render("json")
+    stream = io.StringIO()
+    writer("text")(
+        run_scan([Fragment(path="a", text=AWS_KEY)], sample_ruleset()),
+        stream,
+        ReportOptions(plaintext=True),
+    )
+    assert AWS_KEY in stream.getvalue()
