@@ -64,7 +64,8 @@ def test_new_branch_sends_only_what_the_remote_lacks(work) -> None:
     before = remote_ref(repo, "refs/heads/feature")
     result = push("feature")
     assert result.returncode != 0
-    assert f"commit {bad[:10]} refs/heads/feature Ada Tester" in result.stderr
+    assert f"commit {bad[:10]}  Ada Tester <ada@example.com>" in result.stderr
+    assert "Z  refs/heads/feature\n" in result.stderr
     assert "b.py:2  AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr
     assert "push blocked by 1 blocking finding(s)" in result.stderr
     assert NEW not in result.stderr

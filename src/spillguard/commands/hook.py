@@ -58,12 +58,11 @@ def report_hook(
     warn_only = config.hook_mode == "warn"
     # Hook output is for the person committing or pushing: stderr, which git shows
     # (a pre-push hook's stdout would mix with git's own), unless --output says otherwise.
-    report = report_options(common, config)
     if common.output is None:
-        writer(common.format)(result, sys.stderr, report)
+        writer(common.format)(result, sys.stderr, report_options(common, config, sys.stderr))
     else:
         with open_output(common.output) as stream:
-            writer(common.format)(result, stream, report)
+            writer(common.format)(result, stream, report_options(common, config, stream))
     blocking = sum(1 for finding in result.findings if is_blocking(finding))
     if blocking and warn_only:
         print(

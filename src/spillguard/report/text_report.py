@@ -92,6 +92,10 @@ def _finding(finding: Finding, indent: str, options: ReportOptions) -> list[Line
     kind = "blocking" if is_blocking(finding) else "warn"
     if finding.allowlisted:
         kind = "allowlisted"
+    raw_before, raw_match, raw_after = shown_parts(finding, plaintext=options.plaintext)
+    before, match = _shown(raw_before.lstrip()), _shown(raw_match)
+    after = _shown(raw_after.rstrip())
+    # One greppable line per finding (CI logs, `remote:` lines), then the line itself.
     head: Line = [
         (indent, ""),
         (f"{_shown(finding.path)}:{finding.line}", "location"),
@@ -99,12 +103,10 @@ def _finding(finding: Finding, indent: str, options: ReportOptions) -> list[Line
         (clean(finding.rule), "rule"),
         ("  ", ""),
         (kind, kind),
+        (f"  {match}", ""),
     ]
     if finding.truncated:
         head.append(("  (long line: the match only)", "dim"))
-    raw_before, raw_match, raw_after = shown_parts(finding, plaintext=options.plaintext)
-    before, match = _shown(raw_before.lstrip()), _shown(raw_match)
-    after = _shown(raw_after.rstrip())
     text_indent = indent + "  "
     lines = [head, [(text_indent + before, ""), (match, "match"), (after, "")]]
     if not options.color:
