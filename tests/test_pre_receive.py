@@ -71,3 +71,19 @@ def test_broken_administrator_file_rejects_with_one_error_line(
     assert err.startswith("spillguard: error: ")
     assert "on_error must be" in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "option", [["--format", "json"], ["--output", "report.txt"], ["--include-plaintext"]]
+)
+def test_options_the_pusher_cannot_be_given_are_refused(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys, option: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["hook", "pre-receive", *option]) == 2
+    assert capsys.readouterr().err == (
+        f"spillguard: error: hook pre-receive: {option[0]} is not supported "
+        "(plain text to the pusher)\n"
+    )
+    assert not (tmp_path / "report.txt").exists()

@@ -26,11 +26,7 @@ def run_hook_command(options: HookOptions) -> int:
         from spillguard.commands.pre_receive import run_pre_receive_command
 
         return run_pre_receive_command(
-            config_path=common.config,
-            quiet=common.quiet,
-            stdin=sys.stdin,
-            stream=sys.stderr,
-            environ=os.environ,
+            common, stdin=sys.stdin, stream=sys.stderr, environ=os.environ
         )
     if options.kind == "pre-commit":
         from spillguard.hooks.pre_commit import ADVICE, run_pre_commit

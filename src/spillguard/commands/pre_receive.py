@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from spillguard import git
 from spillguard.config import REPOSITORY_FILE
-from spillguard.errors import ConfigError, GitError
+from spillguard.errors import ConfigError, GitError, UsageError
 from spillguard.hooks.pre_receive import parse_ref_updates, scan_push, unscanned, verdict
 from spillguard.loading import load_server_config
 from spillguard.report.push_text import push_lines
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     import pygit2
 
+    from spillguard.cli import CommonOptions
     from spillguard.loading import RepositoryText
 
 #: A per-repository file larger than this is no configuration file.
@@ -31,14 +32,11 @@ MAX_REPOSITORY_FILE = 1024 * 1024
 
 
 def run_pre_receive_command(
-    *,
-    config_path: str | None,
-    quiet: bool,
-    stdin: TextIO,
-    stream: TextIO,
-    environ: Mapping[str, str],
+    common: CommonOptions, *, stdin: TextIO, stream: TextIO, environ: Mapping[str, str]
 ) -> int:
     started = time.monotonic()
+    _refuse_unsupported(common)
+    config_path = common.config
     updates = parse_ref_updates(stdin.read())
     try:
         # FROM_ENV: git's quarantine (GIT_OBJECT_DIRECTORY and the alternates) holds
@@ -60,12 +58,27 @@ def run_pre_receive_command(
         )
         scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
     decision = verdict(scan, config)
-    if quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
+    if common.quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
         return int(decision.code)
     lines = push_lines(scan.result, verdict=decision.message, bypass_token=config.bypass_token)
     heading = f"spillguard: {scan.commits} new commit(s) on {scan.refs} ref(s)"
     stream.writelines(line + "\n" for line in (heading, *lines))
     return int(decision.code)
+
+
+def _refuse_unsupported(common: CommonOptions) -> None:
+    """The pusher reads plain text, and never a full secret: say so rather than ignore."""
+    unsupported = [
+        ("--format", common.format != "text"),
+        ("--output", common.output is not None),
+        ("--include-plaintext", common.include_plaintext),
+        ("--include-allowlisted", common.include_allowlisted),
+    ]
+    for option, given in unsupported:
+        if given:
+            raise UsageError(
+                f"hook pre-receive: {option} is not supported (plain text to the pusher)"
+            )
 
 
 def _none() -> RepositoryText:

@@ -38,22 +38,22 @@ def advice_lines(result: ScanResult, *, bypass_token: str) -> list[str]:
     oldest = first.id[:SHORT_ID] if first else "COMMIT"
     lines = [
         "What to do:",
-        "  A real secret: revoke and rotate it first; it has left your machine in a commit.",
-        "    Then rewrite every commit that adds it (a later commit that deletes it is not",
-        "    enough: each pushed commit is judged on its own):",
+        "  A real secret: treat it as exposed; revoke and rotate it. Then rewrite every",
+        "    commit that adds it (deleting it in a later commit is not enough: each pushed",
+        "    commit is judged on its own):",
         "      the last commit:    fix the file, git add it, git commit --amend",
         f"      an older commit:    git rebase -i {oldest}^   (--root for the first commit),",
         "                          mark it 'edit', fix the file, git commit --amend,",
         "                          git rebase --continue",
         "    and push again.",
-        f"  A false positive: end the line with a comment '# {PRAGMA}' in the commit",
-        "    that adds it (amend or rebase as above), or ask the administrator to mark the",
-        "    match as reviewed (spillguard review add).",
+        f"  A false positive: put '{PRAGMA}' in a comment on that line (for example",
+        f"    '# {PRAGMA}') in the commit that adds it (amend or rebase as above),",
+        "    or ask the administrator to mark the match as reviewed (spillguard review add).",
     ]
     if bypass_token:
         lines.append(
             f"  To push a commit unchecked, put '{clean(bypass_token)}' in its message; "
-            "the skip is recorded."
+            "the skip is announced."
         )
     return lines
 
