@@ -1,0 +1,92 @@
+"""Report formats through the real command line and a real repository."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.cli import main
+from testing.gitrepo import GitRepo
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+KEY = expand("AKIA{rand:A2:16}", "cli-reports")
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    """The same key added to one file in two commits, and to a second file."""
+    repo = GitRepo(tmp_path_factory.mktemp("cli-reports") / "shop")
+    repo.write("app.py", f"key = '{KEY}'\n")
+    repo.commit("add key")
+    repo.write("app.py", f"key = '{KEY}'\nagain = '{KEY}'\n")
+    repo.commit("again")
+    repo.write("other.py", f"k = '{KEY}'\n")
+    repo.commit("other")
+    return repo
+
+
+def csv_rows(capsys, *argv: str) -> list[dict[str, str]]:
+    assert main(["scan", "--format", "csv", *argv]) == 1
+    return list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+
+
+def test_csv_is_deduplicated_per_rule_string_and_path_unless_asked(shop: GitRepo, capsys) -> None:
+    rows = csv_rows(capsys, "--repo", str(shop.path))
+    assert sorted(row["path"] for row in rows) == ["app.py", "other.py"]
+    assert {row["repository"] for row in rows} == {"shop"}
+    assert all(row["matchText"] == KEY[:4] + "*" * 16 for row in rows)
+    rows = csv_rows(capsys, "--repo", str(shop.path), "--no-deduplicate")
+    assert sorted(row["path"] for row in rows) == ["app.py", "app.py", "other.py"]
+
+
+def test_csv_follows_the_export_settings_and_sync_names(
+    shop: GitRepo, tmp_path: Path, capsys
+) -> None:
+    settings = tmp_path / "admin.toml"
+    settings.write_text(
+        "include_plaintext_in_exports = true\ndeduplicate_exports = false\n"
+        '[sync]\nproject = "SHOP"\nrepo = "shop-web"\n'
+    )
+    rows = csv_rows(capsys, "--repo", str(shop.path), "--config", str(settings), "--offline")
+    assert len(rows) == 3
+    assert {(row["project"], row["repository"]) for row in rows} == {("SHOP", "shop-web")}
+    assert {row["matchText"] for row in rows} == {KEY}
+    # the export settings govern exports only: JSON stays masked
+    assert (
+        main(["scan", "--repo", str(shop.path), "--config", str(settings), "--format", "json"]) == 1
+    )
+    assert KEY not in capsys.readouterr().out
+
+
+def test_machine_formats_keep_the_summary_on_stderr(shop: GitRepo) -> None:
+    argv = [sys.executable, "-m", "spillguard", "scan", "--repo", str(shop.path)]
+    for fmt in ("json", "jsonl", "sarif", "csv"):
+        done = subprocess.run([*argv, "--format", fmt], capture_output=True, text=True, check=False)
+        assert done.returncode == 1
+        assert "finding(s)" not in done.stdout
+        assert "3 finding(s), 3 blocking" in done.stderr
+    quiet = subprocess.run(
+        [*argv, "--format", "jsonl", "--quiet"], capture_output=True, text=True, check=False
+    )
+    assert quiet.stderr == ""
+    assert [json.loads(line)["path"] for line in quiet.stdout.splitlines()] == [
+        "other.py",
+        "app.py",
+        "app.py",
+    ]
+
+
+def test_sarif_from_a_history_scan_names_each_commit(shop: GitRepo, capsys) -> None:
+    assert main(["scan", "--repo", str(shop.path), "--format", "sarif"]) == 1
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    log = shop.git("log", "--format=%H").split()
+    assert [r["properties"]["commit"] for r in results] == [log[0], log[1], log[2]]
