@@ -18,10 +18,13 @@ The format (JSON, ``version`` 1) is documented here and only here::
      "salt": "32 hex digits",                      # salt of every reviewed digest
      "rules": [{"name": "AWS_SECRET_ACCESS_KEY", "kind": "builtin", "enabled": true},
                {"name": "INTERNAL_TOKEN", "kind": "custom", "enabled": true,
-                "blocking": null, "regexp": "itk_[A-Za-z0-9]{32}"}],
+                "blocking": null, "regexp": "itk_[A-Za-z0-9]{32}",
+                "server_name": "Internal token"}],
                                                    # blocking null: the server's
                                                    # release line has no such field,
-                                                   # and its custom rules block
+                                                   # and its custom rules block;
+                                                   # server_name: the server's own
+                                                   # name, sent back as ruleName
      "repository_rules": ["..."],                  # rule names the server applies to the
                                                    # repository, or null
      "generic_password": {"min_length": 6},        # keys of [generic_password]

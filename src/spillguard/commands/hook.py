@@ -32,7 +32,9 @@ def run_hook_command(options: HookOptions) -> int:
         from spillguard.hooks.pre_commit import ADVICE, run_pre_commit
 
         result, config = run_pre_commit(
-            config_path=common.config, include_allowlisted=common.include_allowlisted
+            config_path=common.config,
+            include_allowlisted=common.include_allowlisted,
+            offline=common.offline,
         )
     else:
         from spillguard.hooks.pre_push import ADVICE, run_pre_push
@@ -42,6 +44,7 @@ def run_hook_command(options: HookOptions) -> int:
             stdin=sys.stdin,
             config_path=common.config,
             include_allowlisted=common.include_allowlisted,
+            offline=common.offline,
         )
     return report_hook(options, result, config, ADVICE)
 

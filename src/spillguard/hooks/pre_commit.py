@@ -37,7 +37,7 @@ def staged_configuration(text: bytes | None) -> RepositoryText:
 
 
 def run_pre_commit(
-    *, config_path: str | None, include_allowlisted: bool
+    *, config_path: str | None, include_allowlisted: bool, offline: bool = False
 ) -> tuple[ScanResult, Config]:
     repo = git.open_from_environment()
     config = load_config(
@@ -45,6 +45,7 @@ def run_pre_commit(
         config_path=config_path,
         include_allowlisted=include_allowlisted,
         repository_text=staged_configuration(staged_text(repo, REPOSITORY_FILE)),
+        offline=offline,
     )
     items = iter_staged(repo, max_size=config.max_file_size)
     return run_scan(items, config.ruleset, notices=config.notices), config

@@ -130,7 +130,12 @@ def _pushed_source(
 
 
 def run_pre_push(
-    *, remote: str | None, stdin: TextIO, config_path: str | None, include_allowlisted: bool
+    *,
+    remote: str | None,
+    stdin: TextIO,
+    config_path: str | None,
+    include_allowlisted: bool,
+    offline: bool = False,
 ) -> tuple[ScanResult, Config]:
     environ = os.environ
     updates = framework_updates(environ)
@@ -139,7 +144,10 @@ def run_pre_push(
     remote = remote or environ.get("PRE_COMMIT_REMOTE_NAME")
     repo = git.open_from_environment()
     config = load_config(
-        root=repo.workdir, config_path=config_path, include_allowlisted=include_allowlisted
+        root=repo.workdir,
+        config_path=config_path,
+        include_allowlisted=include_allowlisted,
+        offline=offline,
     )
     # Filled while the scan runs: run_scan reads notices once the items are consumed.
     notices = list(config.notices)

@@ -89,6 +89,7 @@ class _Collector:
                 "enabled": enabled,
                 "blocking": blocking if isinstance(blocking, bool) else None,
                 "regexp": regexp,
+                "server_name": item["name"],
             }
         )
 

@@ -1,0 +1,117 @@
+"""The HTTP client's retries and messages, against the real fake server."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.errors import SyncError
+from spillguard.sync.auth import find_credentials
+from spillguard.sync.http import Call, ClientSettings, request
+from spillguard.sync.messages import describe_http_error
+from testing.fake_server import Answer, FakeApp, serve
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+PASSWORD = expand("pw-{rand:Aa0:24}", "http-password")
+RULES = Call(method="GET", path="/rest/security/1.0/rules")
+
+
+@pytest.fixture
+def app() -> FakeApp:
+    return FakeApp(password=PASSWORD)
+
+
+@pytest.fixture
+def client(app: FakeApp) -> Iterator[ClientSettings]:
+    credentials = find_credentials(
+        "127.0.0.1",
+        bearer=False,
+        environ={"SPILLGUARD_USERNAME": "ada", "SPILLGUARD_PASSWORD": PASSWORD},
+    )
+    with serve(app) as url:
+        yield ClientSettings(
+            server=url, authorization=credentials.authorization, secrets=credentials.secrets
+        )
+
+
+def test_502_and_503_back_off_exponentially(app: FakeApp, client: ClientSettings) -> None:
+    app.then(RULES.path, Answer(503), Answer(502), Answer(503))
+    waits: list[float] = []
+    assert request(client, RULES, sleep=waits.append).status == 200
+    assert waits == [1.0, 2.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "expected"),
+    [("7", 7.0), (email.utils.formatdate(time.time() + 30, usegmt=True), 30.0)],
+)
+def test_429_waits_what_retry_after_asks(
+    app: FakeApp, client: ClientSettings, retry_after: str, expected: float
+) -> None:
+    app.then(RULES.path, Answer(429, headers={"Retry-After": retry_after}))
+    waits: list[float] = []
+    assert request(client, RULES, sleep=waits.append).status == 200
+    assert waits == [pytest.approx(expected, abs=2)]
+
+
+def test_tries_are_bounded(app: FakeApp, client: ClientSettings) -> None:
+    app.then(RULES.path, *[Answer(503)] * 9)
+    waits: list[float] = []
+    with pytest.raises(SyncError, match="gave up after 4 tries"):
+        request(client, RULES, sleep=waits.append)
+    assert len(waits) == 3
+
+
+def test_a_server_echoing_the_password_does_not_show_it(
+    app: FakeApp, client: ClientSettings
+) -> None:
+    app.then(RULES.path, Answer.error(400, "Bad credentials", f"you sent {PASSWORD}"))
+    with pytest.raises(SyncError) as caught:
+        request(client, RULES)
+    assert PASSWORD not in str(caught.value)
+    assert "you sent ****" in str(caught.value)
+
+
+def test_credentials_never_show_in_a_repr() -> None:
+    credentials = find_credentials(
+        "h", bearer=False, environ={"SPILLGUARD_USERNAME": "ada", "SPILLGUARD_PASSWORD": PASSWORD}
+    )
+    settings = ClientSettings(server="https://h", authorization=credentials.authorization)
+    assert PASSWORD not in repr(credentials) + repr(settings)
+    assert credentials.authorization not in repr(credentials) + repr(settings)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b'{"restErrorTitle": "Nope"}', "GET /x: HTTP 404 Not Found: Nope"),
+        (
+            b'{"restErrorTitle": "Invalid", "violations": [{"fieldName": "f", "message": "m"}]}',
+            "GET /x: HTTP 404 Not Found: Invalid; f: m",
+        ),
+        (
+            b"<p>Not \x1b[31mhere</p>",
+            "GET /x: HTTP 404 Not Found: (no error body) Not \\x1b[31mhere",
+        ),
+        (b"", "GET /x: HTTP 404 Not Found: (no error body)"),
+    ],
+)
+def test_error_messages(body: bytes, expected: str) -> None:
+    message = describe_http_error(
+        status=404,
+        reason="Not Found",
+        body=body,
+        where="GET /x",
+        permission="",
+        auth_hint="",
+        xsrf_header=None,
+        location=None,
+        secrets=(),
+    )
+    assert message == expected
