@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -67,18 +65,17 @@ def test_csv_follows_the_export_settings_and_sync_names(
     assert KEY not in capsys.readouterr().out
 
 
-def test_machine_formats_keep_the_summary_on_stderr(shop: GitRepo) -> None:
-    argv = [sys.executable, "-m", "spillguard", "scan", "--repo", str(shop.path)]
+def test_machine_formats_keep_the_summary_on_stderr(shop: GitRepo, capsys) -> None:
+    argv = ["scan", "--repo", str(shop.path)]
     for fmt in ("json", "jsonl", "sarif", "csv"):
-        done = subprocess.run([*argv, "--format", fmt], capture_output=True, text=True, check=False)
-        assert done.returncode == 1
-        assert "finding(s)" not in done.stdout
-        assert "3 finding(s), 3 blocking" in done.stderr
-    quiet = subprocess.run(
-        [*argv, "--format", "jsonl", "--quiet"], capture_output=True, text=True, check=False
-    )
-    assert quiet.stderr == ""
-    assert [json.loads(line)["path"] for line in quiet.stdout.splitlines()] == [
+        assert main([*argv, "--format", fmt]) == 1
+        out, err = capsys.readouterr()
+        assert "finding(s)" not in out
+        assert "3 finding(s), 3 blocking" in err
+    assert main([*argv, "--format", "jsonl", "--quiet"]) == 1
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert [json.loads(line)["path"] for line in out.splitlines()] == [
         "other.py",
         "app.py",
         "app.py",
