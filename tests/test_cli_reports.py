@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -87,3 +89,18 @@ def test_sarif_from_a_history_scan_names_each_commit(shop: GitRepo, capsys) -> N
     results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
     log = shop.git("log", "--format=%H").split()
     assert [r["properties"]["commit"] for r in results] == [log[0], log[1], log[2]]
+
+
+def test_a_reader_that_stops_early_ends_the_scan_quietly(tmp_path: Path) -> None:
+    for n in range(40):
+        (tmp_path / f"f{n}.py").write_text(f"k = '{KEY}'\n" * 500)
+    argv = [sys.executable, "-m", "spillguard", "scan", "--files", str(tmp_path)]
+    with subprocess.Popen(
+        [*argv, "--format", "jsonl"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None
+        assert json.loads(process.stdout.readline())["rule"] == "AWS_CLIENT_ID"
+        process.stdout.close()  # as `| head -1` does
+        stderr = process.stderr.read() if process.stderr else b""
+        code = process.wait()
+    assert (code, stderr) == (3, b"")

@@ -292,6 +292,12 @@ def error_handler() -> Iterator[list[int]]:
     except KeyboardInterrupt:
         print("spillguard: interrupted", file=sys.stderr)
         code.append(int(ExitCode.INTERRUPTED))
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, like git; the scan is incomplete.
+        from spillguard.output import discard_stdout
+
+        discard_stdout()
+        code.append(int(ExitCode.RUNTIME))
     except Exception as error:
         if os.environ.get("SPILLGUARD_DEBUG"):
             raise

@@ -83,3 +83,10 @@ def _written_in_place(path: Path) -> bool:
     if stat.S_ISDIR(mode) or (stat.S_ISLNK(mode) and path.is_dir()):
         raise UsageError(f"--output {path}: is a directory")
     return not stat.S_ISREG(mode)
+
+
+def discard_stdout() -> None:
+    """Point stdout at /dev/null, so the final flush at exit cannot fail on a closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
