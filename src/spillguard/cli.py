@@ -92,6 +92,29 @@ class SyncOptions:
         }
 
 
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ReviewOptions:
+    action: str  # add, remove or list
+    repo: str = "."
+    text: str | None = None
+    rule: str | None = None
+    reason: str = ""
+    digest: str | None = None
+    format: str = "text"
+    output: str | None = None
+    config: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigCheckOptions:
+    repo: str = "."
+    config: str | None = None
+    format: str = "text"
+    output: str | None = None
+    offline: bool = False
+    include_allowlisted: bool = False
+
+
 def _add_common_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("output and configuration")
     group.add_argument("--format", choices=FORMATS, default="text", help="report format")
@@ -187,6 +210,37 @@ def _add_sync_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     sync.add_argument("--quiet", "-q", action="store_true", help="print only warnings and errors")
 
 
+def _add_review_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    review = commands.add_parser("review", help="reviewed strings that are not reported")
+    actions = review.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="stop reporting TEXT ('-': read it from stdin)")
+    add.add_argument("text", metavar="TEXT")
+    add.add_argument("--reason", default="", metavar="WHY", help="why it is not a secret")
+    remove = actions.add_parser("remove", help="report TEXT again ('-': read it from stdin)")
+    remove.add_argument("text", nargs="?", metavar="TEXT")
+    remove.add_argument("--digest", metavar="HEX", help="the entry with this digest (8+ digits)")
+    listing = actions.add_parser("list", help="the reviewed entries (digests, never text)")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
+    listing.add_argument("--output", metavar="FILE")
+    for action in (add, remove, listing):
+        action.add_argument("--repo", default=".", metavar="DIR")
+        action.add_argument("--config", metavar="FILE", help="the global (user) file")
+    for action in (add, remove):
+        action.add_argument("--rule", metavar="NAME", help="only for this rule")
+
+
+def _add_config_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    config = commands.add_parser("config", help="validate and show the configuration")
+    actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser("check", help="validate every layer and print the result")
+    check.add_argument("--repo", default=".", metavar="DIR")
+    check.add_argument("--config", metavar="FILE", help="the global (user or administrator) file")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--output", metavar="FILE")
+    check.add_argument("--offline", action="store_true", help="leave the synced rules out")
+    check.add_argument("--include-allowlisted", action="store_true")
+
+
 class _VersionAction(argparse.Action):
     """--version, looking the version up only when asked (it is slow to import)."""
 
@@ -207,6 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_install_parser(commands)
     _add_rules_parser(commands)
     _add_sync_parser(commands)
+    _add_review_parser(commands)
+    _add_config_parser(commands)
     return parser
 
 
@@ -239,7 +295,47 @@ def _sync_options(args: argparse.Namespace) -> SyncOptions:
     )
 
 
+def _review(args: argparse.Namespace) -> int:
+    from spillguard.commands.review import run_review_command
+
+    return run_review_command(
+        ReviewOptions(
+            action=args.action,
+            repo=args.repo,
+            text=getattr(args, "text", None),
+            rule=getattr(args, "rule", None),
+            reason=getattr(args, "reason", ""),
+            digest=getattr(args, "digest", None),
+            format=getattr(args, "format", "text"),
+            output=getattr(args, "output", None),
+            config=args.config,
+        )
+    )
+
+
+def _config(args: argparse.Namespace) -> int:
+    from spillguard.commands.config import run_config_check
+
+    return run_config_check(
+        ConfigCheckOptions(
+            repo=args.repo,
+            config=args.config,
+            format=args.format,
+            output=args.output,
+            offline=args.offline,
+            include_allowlisted=args.include_allowlisted,
+        )
+    )
+
+
+#: Commands whose options are built by a function of their own.
+_HANDLERS = {"review": _review, "config": _config}
+
+
 def _dispatch(args: argparse.Namespace) -> int:
+    handler = _HANDLERS.get(args.command)
+    if handler is not None:
+        return handler(args)
     if args.command == "scan":
         from spillguard.commands.scan import run_scan_command
 

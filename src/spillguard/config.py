@@ -16,14 +16,16 @@ import regex
 from spillguard import schema
 from spillguard._compat import tomllib
 from spillguard.errors import ConfigError
-from spillguard.models import PasswordFilters, ReviewedEntry, Rule, RuleSet
+from spillguard.models import ReviewedEntry, Rule, RuleSet
 from spillguard.rulecheck import RuleValidationError, compile_custom
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from pathlib import Path
 
-LayerRole = Literal["global", "server", "repository"]
+#: global: the user's or administrator's file; server: the synced cache;
+#: repository: .spillguard.toml; flags: the command line.
+LayerRole = Literal["global", "server", "repository", "flags"]
 DEFAULT_RULE_TIMEOUT = 20.0
 REPOSITORY_FILE = ".spillguard.toml"
 
@@ -54,9 +56,14 @@ class Config:
     max_commits: int = 10000
     on_error: str = "reject"
     sync: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    #: (setting, source) for every setting a file set, in the order applied.
+    #: (setting, source) for every setting a layer set, in the order applied;
+    #: a table's keys appear dotted ("hook.mode").
     origins: tuple[tuple[str, str], ...] = ()
     notices: tuple[str, ...] = ()
+    #: (role, source) of every layer applied, lowest first.
+    layers: tuple[tuple[str, str], ...] = ()
+    #: Every setting as resolved, by its configuration key (tables as dicts).
+    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def parse_toml(text: str, source: str) -> dict[str, Any]:
@@ -76,15 +83,17 @@ def load_layer_text(text: str, *, source: str, role: LayerRole) -> Layer:
 
 
 def layer_from_table(table: dict[str, Any], *, source: str, role: LayerRole) -> Layer:
+    """A validated layer: every key known and well typed, every pattern compiled."""
     schema.check_table(table, schema.TOP_LEVEL, source)
-    schema.check_table(table.get("hook", {}), schema.HOOK, f"{source}: [hook]")
-    schema.check_table(
-        table.get("generic_password", {}), schema.GENERIC_PASSWORD, f"{source}: [generic_password]"
-    )
     _reject_credentials(table.get("sync", {}), source)
-    schema.check_table(table.get("sync", {}), schema.SYNC, f"{source}: [sync]")
+    for name, keys in (
+        ("hook", schema.HOOK),
+        ("generic_password", schema.GENERIC_PASSWORD),
+        ("sync", schema.SYNC),
+    ):
+        schema.check_table(table.get(name, {}), keys, f"{source}: [{name}]")
     for pattern in table.get("allowlist_paths", ()):
-        _compile_path_pattern(pattern, source)
+        compile_path_pattern(pattern, source)
     custom = {
         name: _custom_rule(name, value, source)
         for name, value in table.get("custom_rules", {}).items()
@@ -92,14 +101,33 @@ def layer_from_table(table: dict[str, Any], *, source: str, role: LayerRole) -> 
     return Layer(role=role, source=source, data={**table, "custom_rules": custom})
 
 
-def load_layer_file(path: Path, *, role: LayerRole) -> Layer:
+def check_repository_keys(table: Mapping[str, Any], source: str) -> None:
+    """A repository file may not set the administrator's policy, nor where sync connects."""
+    admin = sorted(schema.ADMIN_ONLY & table.keys())
+    if admin:
+        raise ConfigError(
+            f"{source}: {admin[0]} is an administrator setting; a repository file may not set it"
+        )
+    sync = sorted(schema.SYNC_USER_ONLY & table.get("sync", {}).keys())
+    if sync:
+        raise ConfigError(
+            f"{source}: [sync] {sync[0]} belongs in your own configuration file, not in a "
+            "repository's (a repository must not choose where your credentials go)"
+        )
+
+
+def read_text_file(path: Path) -> str:
+    """A configuration file's text; unreadable or not UTF-8 is a ConfigError naming it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    return load_layer_text(text, source=str(path), role=role)
+
+
+def load_layer_file(path: Path, *, role: LayerRole) -> Layer:
+    return load_layer_text(read_text_file(path), source=str(path), role=role)
 
 
 #: Keys that would put a credential in a file; the message says where credentials go.
@@ -127,7 +155,7 @@ _RULE_NAME = regex.compile(r"[A-Z][A-Z0-9_]*")
 
 
 def _custom_rule(name: str, value: Any, source: str) -> Rule:
-    where = f"{source}: custom_rules.{name}"
+    where = f"{source}: custom rule {name}"
     if not _RULE_NAME.fullmatch(name):
         raise ConfigError(f"{where}: a rule name is UPPER_SNAKE_CASE, like MY_TOKEN")
     spec = {"regexp": value} if isinstance(value, str) else value
@@ -153,7 +181,7 @@ def _custom_rule(name: str, value: Any, source: str) -> Rule:
     )
 
 
-def _compile_path_pattern(pattern: str, source: str) -> regex.Pattern[str]:
+def compile_path_pattern(pattern: str, source: str) -> regex.Pattern[str]:
     try:
         return regex.compile(pattern)
     except regex.error as error:
@@ -169,142 +197,15 @@ def resolve(
     include_allowlisted: bool = False,
 ) -> Config:
     """Apply the layers, lowest first, to the built-in rules and the defaults."""
-    state = _Resolution(list(builtin))
+    from spillguard.resolution import Resolution
+
+    state = Resolution(list(builtin))
     for layer in layers:
         state.apply(layer)
+    if include_allowlisted:
+        state.set_flag("include_allowlisted", value=True)
     return state.config(
         reviewed=tuple(reviewed),
         reviewed_salt=reviewed_salt,
         include_allowlisted=include_allowlisted,
     )
-
-
-class _Resolution:
-    """Mutable state of one resolution; only ``resolve`` sees it."""
-
-    def __init__(self, builtin: list[Rule]) -> None:
-        self.builtin: dict[str, Rule] = {rule.name: rule for rule in builtin}
-        self.global_custom: dict[str, Rule] = {}
-        self.repo_custom: dict[str, Rule] = {}
-        self.inherit_custom = True
-        self.settings: dict[str, Any] = {
-            name: key.default for name, key in schema.TOP_LEVEL.items()
-        }
-        self.allowlist: list[regex.Pattern[str]] = []
-        self.origins: list[tuple[str, str]] = []
-        self.notices: list[str] = []
-        self.locked: set[str] = set()
-
-    def apply(self, layer: Layer) -> None:
-        data = layer.data
-        if layer.role == "repository":
-            self._apply_repository_rules(layer)
-        else:
-            self.locked.update(data.get("locked_rules", ()))
-            self._toggle(data.get("rules", ()), enabled=True, source=layer.source)
-            self._toggle(data.get("disabled_rules", ()), enabled=False, source=layer.source)
-            self.global_custom.update(data.get("custom_rules", {}))
-        self.allowlist.extend(
-            _compile_path_pattern(pattern, layer.source)
-            for pattern in data.get("allowlist_paths", ())
-        )
-        for name, value in data.items():
-            if name in _RULE_KEYS:
-                continue
-            self._set(name, value, layer.source)
-
-    def _set(self, name: str, value: Any, source: str) -> None:
-        if isinstance(value, dict):
-            merged = dict(self.settings.get(name) or {})
-            merged.update(value)
-            value = merged
-        self.settings[name] = value
-        self.origins.append((name, source))
-
-    def _apply_repository_rules(self, layer: Layer) -> None:
-        data = layer.data
-        if not data.get("inherit_builtin_rules", True):
-            keep = set(data.get("rules", ())) | self.locked
-            self._toggle(
-                (name for name in self.builtin if name not in keep),
-                enabled=False,
-                source=layer.source,
-            )
-        if not data.get("inherit_custom_rules", True):
-            self.inherit_custom = False
-        self._toggle(data.get("rules", ()), enabled=True, source=layer.source)
-        disabled = set(data.get("disabled_rules", ()))
-        for name in sorted(disabled & self.locked):
-            self.notices.append(
-                f"{layer.source}: rule {name} is locked by the administrator; it stays enabled"
-            )
-        self._toggle(sorted(disabled - self.locked), enabled=False, source=layer.source)
-        self.repo_custom.update(data.get("custom_rules", {}))
-
-    def _toggle(self, names: Iterable[str], *, enabled: bool, source: str) -> None:
-        for name in names:
-            rule = self.builtin.get(name)
-            if rule is None:
-                custom = self.global_custom.get(name) or self.repo_custom.get(name)
-                if custom is None:
-                    self.notices.append(f"{source}: no rule named {name}; ignored")
-                    continue
-                self._replace_custom(custom, enabled=enabled, source=source)
-                continue
-            self.builtin[name] = dataclasses.replace(rule, enabled=enabled, source=source)
-
-    def _replace_custom(self, rule: Rule, *, enabled: bool, source: str) -> None:
-        table = self.repo_custom if rule.name in self.repo_custom else self.global_custom
-        table[rule.name] = dataclasses.replace(rule, enabled=enabled, source=source)
-
-    def custom_rules(self) -> list[Rule]:
-        custom = dict(self.global_custom) if self.inherit_custom else {}
-        custom.update(self.repo_custom)  # a repository rule overrides a global one of its name
-        return list(custom.values())
-
-    def config(
-        self, *, reviewed: tuple[ReviewedEntry, ...], reviewed_salt: str, include_allowlisted: bool
-    ) -> Config:
-        settings = self.settings
-        timeout = float(settings["max_rule_timeout"]) or DEFAULT_RULE_TIMEOUT
-        password = settings.get("generic_password") or {}
-        ruleset = RuleSet(
-            rules=(*self.builtin.values(), *self.custom_rules()),
-            allowlist_paths=tuple(self.allowlist),
-            reviewed=reviewed,
-            reviewed_salt=reviewed_salt,
-            rule_timeout=timeout,
-            password_filters=PasswordFilters(**password),
-            include_allowlisted=include_allowlisted,
-        )
-        hook = settings.get("hook") or {}
-        return Config(
-            ruleset=ruleset,
-            hook_mode=hook.get("mode", "block"),
-            max_file_size=settings["max_file_size"],
-            include_plaintext_in_exports=settings["include_plaintext_in_exports"],
-            deduplicate_exports=settings["deduplicate_exports"],
-            require_review_reason=settings["require_review_reason"],
-            repository_config=settings["repository_config"],
-            locked_rules=frozenset(self.locked),
-            bypass_token=settings["bypass_token"],
-            time_budget=float(settings["time_budget"]),
-            max_commits=settings["max_commits"],
-            on_error=settings["on_error"],
-            sync=settings.get("sync") or {},
-            origins=tuple(self.origins),
-            notices=tuple(self.notices),
-        )
-
-
-_RULE_KEYS = frozenset(
-    {
-        "rules",
-        "disabled_rules",
-        "custom_rules",
-        "allowlist_paths",
-        "locked_rules",
-        "inherit_builtin_rules",
-        "inherit_custom_rules",
-    }
-)

@@ -13,7 +13,7 @@ from spillguard.errors import GitError
 from spillguard.models import Fragment, Skipped
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
 LINK_MODE = int(FileMode.LINK)
 GITLINK_MODE = int(FileMode.COMMIT)
@@ -59,6 +59,33 @@ def _open(
                 "(libgit2 reads SHA-1 only)"
             ) from None
         raise GitError(f"{path}: cannot open repository: {error}") from None
+
+
+def work_tree_root(path: str) -> str | None:
+    """The top of the work tree containing ``path``; None outside one (or in a bare repository)."""
+    found = pygit2.discover_repository(path)
+    if found is None:
+        return None
+    workdir = pygit2.Repository(found).workdir
+    return workdir.rstrip("/\\") if workdir else None
+
+
+def user_identity(path: str, environ: Mapping[str, str]) -> str:
+    """``Name <email>`` as git would record an author here: the environment, then the config."""
+    found = pygit2.discover_repository(path)
+    config = pygit2.Repository(found).config if found else None
+    name = environ.get("GIT_AUTHOR_NAME") or _config_value(config, "user.name")
+    email = environ.get("GIT_AUTHOR_EMAIL") or _config_value(config, "user.email")
+    return f"{name} <{email}>" if email else name
+
+
+def _config_value(config: pygit2.Config | None, key: str) -> str:
+    if config is None:
+        return ""
+    try:
+        return str(config[key])
+    except (KeyError, pygit2.GitError):
+        return ""
 
 
 def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:

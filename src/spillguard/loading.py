@@ -20,14 +20,18 @@ from spillguard.config import (
     Layer,
     load_layer_file,
     load_layer_text,
+    read_text_file,
     resolve,
 )
 from spillguard.errors import ConfigError
+from spillguard.reviewed import REVIEWED_FILE, entries, parse_reviewed
 from spillguard.rules import builtin_rules
 from spillguard.sync_cache import DEFAULT_MAX_AGE_HOURS, SyncedConfig, load_synced
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+
+    from spillguard.models import ReviewedEntry
 
 #: The administrator's file inside a bare repository on a server.
 SERVER_FILE = "spillguard.toml"
@@ -52,15 +56,35 @@ def global_layers(config_path: str | None, environ: Mapping[str, str]) -> list[L
 
 
 def _repository_layer(root: str | None, repository_text: RepositoryText | bool) -> list[Layer]:
-    if repository_text is False:
+    found = _repository_file(root, REPOSITORY_FILE, repository_text)
+    if found is None:
         return []
-    if isinstance(repository_text, tuple):
-        text, source = repository_text
-        return [load_layer_text(text, source=source, role="repository")]
-    if repository_text is None or root is None:
-        return []
-    path = Path(root, REPOSITORY_FILE)
-    return [load_layer_file(path, role="repository")] if path.is_file() else []
+    text, source = found
+    return [load_layer_text(text, source=source, role="repository")]
+
+
+def _reviewed_entries(
+    root: str | None, reviewed_text: RepositoryText | bool
+) -> tuple[ReviewedEntry, ...]:
+    found = _repository_file(root, REVIEWED_FILE, reviewed_text)
+    if found is None:
+        return ()
+    text, source = found
+    return entries(parse_reviewed(text, source))
+
+
+def _repository_file(
+    root: str | None, name: str, given: RepositoryText | bool
+) -> tuple[str, str] | None:
+    """(text, source) of a repository file: ``given`` text, or ``root/name`` when True."""
+    if isinstance(given, tuple):
+        return given
+    if given is not True or root is None:
+        return None
+    path = Path(root, name)
+    if not path.is_file():
+        return None
+    return read_text_file(path), str(path)
 
 
 def load_config(  # noqa: PLR0913 - keyword-only options of one call
@@ -70,37 +94,55 @@ def load_config(  # noqa: PLR0913 - keyword-only options of one call
     include_allowlisted: bool = False,
     environ: Mapping[str, str] | None = None,
     repository_text: RepositoryText | bool = True,
+    reviewed_text: RepositoryText | bool = True,
     offline: bool = False,
 ) -> Config:
     """The configuration of a local scan or client hook.
 
-    ``repository_text``: True reads ``root/.spillguard.toml`` from disk; a
-    ``(text, source)`` pair uses that text instead (the staged version, for
-    pre-commit); None or False means no per-repository file. ``offline``
-    ignores the rules and reviewed lines synced from the server.
+    ``repository_text`` and ``reviewed_text`` (``.spillguard.toml`` and
+    ``.spillguard-reviewed.toml``): True reads the file under ``root`` from disk;
+    a ``(text, source)`` pair uses that text instead (the staged version, for
+    pre-commit); None or False means no such file. ``offline`` ignores the rules
+    and reviewed lines synced from the server.
     """
     env = os.environ if environ is None else environ
     own = global_layers(config_path, env)
     repository = _repository_layer(root, repository_text)
-    synced = SyncedConfig() if offline else _synced(root, env, [*own, *repository])
+    synced = SyncedConfig() if offline else _synced(root or ".", env, [*own, *repository])
     config = resolve(
         builtin_rules(),
         [*own, *synced.layers, *repository],
-        reviewed=synced.reviewed,
+        reviewed=(*synced.reviewed, *_reviewed_entries(root, reviewed_text)),
         include_allowlisted=include_allowlisted,
     )
-    if not synced.notices:
+    return _with_notices(config, synced.notices)
+
+
+def _with_notices(config: Config, notices: tuple[str, ...]) -> Config:
+    if not notices:
         return config
-    return dataclasses.replace(config, notices=(*synced.notices, *config.notices))
+    return dataclasses.replace(config, notices=(*notices, *config.notices))
 
 
-def _synced(root: str | None, environ: Mapping[str, str], layers: list[Layer]) -> SyncedConfig:
-    """The sync cache of the repository at ``root`` (or the current directory)."""
+def _synced(root: str, environ: Mapping[str, str], layers: list[Layer]) -> SyncedConfig:
+    """The sync cache of the repository at ``root``."""
     max_age = DEFAULT_MAX_AGE_HOURS
     for layer in layers:
         max_age = float(layer.data.get("sync", {}).get("max_age", max_age))
     names = frozenset(rule.name for rule in builtin_rules())
-    return load_synced(root or ".", environ, builtin_names=names, max_age_hours=max_age)
+    return load_synced(root, environ, builtin_names=names, max_age_hours=max_age)
+
+
+def admin_config_path(repo_dir: str, config_path: str | None) -> Path | None:
+    """The administrator's file: ``--config``, else ``spillguard.toml`` in the bare repository."""
+    if config_path:
+        return Path(config_path)
+    path = Path(repo_dir, SERVER_FILE)
+    return path if path.is_file() else None
+
+
+def _no_file() -> RepositoryText:
+    return None
 
 
 def load_server_config(
@@ -108,31 +150,44 @@ def load_server_config(
     repo_dir: str,
     config_path: str | None,
     read_repository_file: Callable[[], RepositoryText],
+    read_reviewed_file: Callable[[], RepositoryText] = _no_file,
+    environ: Mapping[str, str] | None = None,
 ) -> Config:
     """The configuration of a pre-receive hook in a bare repository.
 
     The administrator's file decides whether a per-repository file is honoured
-    (``repository_config``); only then is ``read_repository_file`` called, and it
-    must read the file from the default branch as it was before the push, never
-    from the pushed commits.
+    (``repository_config``); only then are ``read_repository_file`` and
+    ``read_reviewed_file`` called, and they must read the files from the default
+    branch as it was before the push, never from the pushed commits. The
+    repository file sets only rules there (``SERVER_REPOSITORY_KEYS``), and never
+    the locked ones; a repository file that does not load is ignored, with a notice.
     """
-    admin_path = Path(config_path) if config_path else Path(repo_dir, SERVER_FILE)
-    admin = (
-        [load_layer_file(admin_path, role="global")] if config_path or admin_path.is_file() else []
-    )
+    env = os.environ if environ is None else environ
+    admin_path = admin_config_path(repo_dir, config_path)
+    admin = [] if admin_path is None else [load_layer_file(admin_path, role="global")]
+    synced = _synced(repo_dir, env, admin)
     policy = resolve(builtin_rules(), admin)
-    if not policy.repository_config:
-        return policy
+    repository: list[Layer] = []
+    reviewed = synced.reviewed
+    notices = list(synced.notices)
+    if policy.repository_config:
+        try:
+            repository = _repository_layer(None, read_repository_file())
+            reviewed = (*reviewed, *_reviewed_entries(None, read_reviewed_file()))
+        except ConfigError as error:
+            # Rejecting would also reject the push that fixes the file: it is judged by
+            # the file as it was before the push. The administrator's rules still apply.
+            repository = []
+            notices.append(f"repository configuration ignored: {error}")
+        repository = _server_trusted(repository, notices)
     try:
-        repository = _repository_layer(None, read_repository_file())
+        config = resolve(builtin_rules(), [*admin, *synced.layers, *repository], reviewed=reviewed)
     except ConfigError as error:
-        # Rejecting would also reject the push that fixes the file: it is judged by
-        # the file as it was before the push. The administrator's rules still apply.
-        notice = f"repository configuration ignored: {error}"
-        return dataclasses.replace(policy, notices=(*policy.notices, notice))
-    trusted, notices = _server_trusted(repository)
-    config = resolve(builtin_rules(), admin + trusted)
-    return dataclasses.replace(config, notices=(*notices, *config.notices))
+        if not repository:
+            raise
+        notices.append(f"repository configuration ignored: {error}")
+        config = resolve(builtin_rules(), [*admin, *synced.layers], reviewed=synced.reviewed)
+    return _with_notices(config, tuple(notices))
 
 
 #: What a repository file may set on a server: its rules, as the server app's
@@ -149,9 +204,8 @@ SERVER_REPOSITORY_KEYS = frozenset(
 )
 
 
-def _server_trusted(layers: list[Layer]) -> tuple[list[Layer], list[str]]:
+def _server_trusted(layers: list[Layer], notices: list[str]) -> list[Layer]:
     trusted: list[Layer] = []
-    notices: list[str] = []
     for layer in layers:
         ignored = sorted(set(layer.data) - SERVER_REPOSITORY_KEYS)
         notices.extend(
@@ -159,4 +213,4 @@ def _server_trusted(layers: list[Layer]) -> tuple[list[Layer], list[str]]:
         )
         data = {key: value for key, value in layer.data.items() if key in SERVER_REPOSITORY_KEYS}
         trusted.append(dataclasses.replace(layer, data=data))
-    return trusted, notices
+    return trusted

@@ -16,6 +16,8 @@ class Key:
     default: Any = None
     choices: tuple[str, ...] = ()
     item: type | None = None
+    #: The smallest number allowed (sizes, budgets and caps cannot be negative).
+    minimum: float | None = None
 
 
 _STR_LIST = Key(list, "a list of strings", (), item=str)
@@ -31,8 +33,8 @@ TOP_LEVEL: dict[str, Key] = {
     "hook": Key(dict, "a table", {}),
     "generic_password": Key(dict, "a table", {}),
     "sync": Key(dict, "a table", {}),
-    "max_rule_timeout": Key((int, float), "a number of seconds (0 selects 20)", 0),
-    "max_file_size": Key(int, "a number of bytes", 10 * 1024 * 1024),
+    "max_rule_timeout": Key((int, float), "a number of seconds (0 selects 20)", 0, minimum=0),
+    "max_file_size": Key(int, "a positive number of bytes", 10 * 1024 * 1024, minimum=1),
     "include_plaintext_in_exports": Key(bool, "true or false", False),
     "deduplicate_exports": Key(bool, "true or false", True),
     "require_review_reason": Key(bool, "true or false", False),
@@ -40,10 +42,17 @@ TOP_LEVEL: dict[str, Key] = {
     "repository_config": Key(bool, "true or false", False),
     "locked_rules": _STR_LIST,
     "bypass_token": Key(str, "a string ('' disables the bypass)", "skip-secret-scan"),
-    "time_budget": Key((int, float), "a number of seconds", 60),
-    "max_commits": Key(int, "a whole number", 10000),
+    "time_budget": Key((int, float), "a number of seconds", 60, minimum=0),
+    "max_commits": Key(int, "a positive whole number", 10000, minimum=1),
     "on_error": Key(str, '"reject" or "accept"', "reject", ("reject", "accept")),
 }
+
+#: Administrator policy: a repository file that sets one of these is an error, so a
+#: repository can never loosen the policy that judges its own pushes.
+ADMIN_ONLY = frozenset(
+    {"repository_config", "locked_rules", "bypass_token", "time_budget", "max_commits", "on_error"}
+)
+
 
 HOOK: dict[str, Key] = {
     "mode": Key(str, '"block" or "warn"', "block", ("block", "warn")),
@@ -52,7 +61,7 @@ HOOK: dict[str, Key] = {
 GENERIC_PASSWORD: dict[str, Key] = {
     "env_references": Key(bool, "true or false", True),
     "placeholders": Key(bool, "true or false", True),
-    "min_length": Key(int, "a whole number", 4),
+    "min_length": Key(int, "a whole number, 0 or more", 4, minimum=0),
 }
 
 CUSTOM_RULE: dict[str, Key] = {
@@ -81,6 +90,11 @@ SYNC: dict[str, Key] = {
 }
 
 
+#: [sync] keys a repository file may not set: a cloned repository must not be able
+#: to send the developer's server credentials to a server of its choosing.
+SYNC_USER_ONLY = frozenset({"server", "ca_bundle"})
+
+
 def check_table(table: dict[str, Any], keys: dict[str, Key], where: str) -> dict[str, Any]:
     """``table`` checked against ``keys``: unknown keys and wrong types are ConfigErrors."""
     for name, value in table.items():
@@ -99,6 +113,8 @@ def check_value(value: Any, key: Key, where: str) -> None:
     if wrong_bool or not isinstance(value, key.kind):
         raise ConfigError(f"{where} must be {key.expected}, not {type(value).__name__}")
     if key.choices and value not in key.choices:
+        raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
+    if key.minimum is not None and cast("float", value) < key.minimum:
         raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
     if key.item is not None:
         for item in cast("list[Any]", value):

@@ -8,6 +8,7 @@ from spillguard import git
 from spillguard.config import REPOSITORY_FILE
 from spillguard.errors import ConfigError
 from spillguard.loading import load_config
+from spillguard.reviewed import REVIEWED_FILE
 from spillguard.scanning import run_scan
 from spillguard.sources.staged import iter_staged, staged_text
 
@@ -25,11 +26,11 @@ ADVICE = (
 )
 
 
-def staged_configuration(text: bytes | None) -> RepositoryText:
-    """The staged .spillguard.toml as (text, source): the version being committed."""
+def staged_configuration(text: bytes | None, name: str = REPOSITORY_FILE) -> RepositoryText:
+    """A staged configuration file as (text, source): the version being committed."""
     if text is None:
         return None
-    source = f"{REPOSITORY_FILE} (staged)"
+    source = f"{name} (staged)"
     try:
         return text.decode("utf-8"), source
     except UnicodeDecodeError:
@@ -46,6 +47,7 @@ def run_pre_commit(
         include_allowlisted=include_allowlisted,
         repository_text=staged_configuration(staged_text(repo, REPOSITORY_FILE)),
         offline=offline,
+        reviewed_text=staged_configuration(staged_text(repo, REVIEWED_FILE), REVIEWED_FILE),
     )
     items = iter_staged(repo, max_size=config.max_file_size)
     return run_scan(items, config.ruleset, notices=config.notices), config

@@ -1,0 +1,141 @@
+"""``spillguard config check``: validate every layer, print what they resolve to.
+
+A broken file fails here exactly as it would fail a hook (exit 2, one line naming
+the file, key or rule), so ``config check`` is the way to try a change first.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spillguard.commands.rules import rule_dict
+from spillguard.config import REPOSITORY_FILE
+from spillguard.errors import ExitCode
+from spillguard.loading import SERVER_FILE, load_config, load_server_config, user_config_path
+from spillguard.output import open_output
+from spillguard.reviewed import REVIEWED_FILE
+
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from spillguard.cli import ConfigCheckOptions
+    from spillguard.config import Config
+
+
+def run_config_check(options: ConfigCheckOptions) -> int:
+    from spillguard.git import work_tree_root
+
+    bare = _is_bare(options.repo)
+    root = options.repo if bare else (work_tree_root(options.repo) or options.repo)
+    root = str(Path(root).resolve())
+    config = _load(options, root, bare=bare)
+    document = check_document(config)
+    document["searched"] = _searched(options, root, bare=bare)
+    with open_output(options.output) as stream:
+        if options.format == "json":
+            import json
+
+            json.dump(document, stream, indent=2)
+            stream.write("\n")
+        else:
+            _write_text(config, document, stream)
+    return ExitCode.CLEAN
+
+
+def _searched(options: ConfigCheckOptions, root: str, *, bare: bool) -> list[dict[str, Any]]:
+    """The files looked for, found or not, so a misplaced file is easy to spot."""
+    candidates: list[tuple[str, Path]] = []
+    if options.config is None:
+        candidates.append(
+            ("global", Path(root, SERVER_FILE) if bare else user_config_path(os.environ))
+        )
+    if not bare:
+        candidates += [
+            ("repository", Path(root, REPOSITORY_FILE)),
+            ("reviewed", Path(root, REVIEWED_FILE)),
+        ]
+    return [{"role": role, "path": str(path), "found": path.is_file()} for role, path in candidates]
+
+
+def _is_bare(repo: str) -> bool:
+    path = Path(repo)
+    return (path / "HEAD").is_file() and (path / "objects").is_dir()
+
+
+def _load(options: ConfigCheckOptions, root: str, *, bare: bool) -> Config:
+    if bare:
+        return load_server_config(
+            repo_dir=root,
+            config_path=options.config,
+            read_repository_file=lambda: None,
+        )
+    return load_config(
+        root=root,
+        config_path=options.config,
+        include_allowlisted=options.include_allowlisted,
+        offline=options.offline,
+    )
+
+
+def settings_with_sources(config: Config) -> dict[str, tuple[Any, str]]:
+    """Every setting, tables flattened to dotted keys, with the layer that set it last."""
+    sources = dict(config.origins)  # later origins overwrite earlier ones
+    flat: dict[str, tuple[Any, str]] = {}
+    for name, value in config.settings.items():
+        if isinstance(value, dict):
+            for key, item in value.items():
+                dotted = f"{name}.{key}"
+                flat[dotted] = (item, sources.get(dotted, "default"))
+        else:
+            flat[name] = (value, sources.get(name, "default"))
+    return flat
+
+
+def check_document(config: Config) -> dict[str, Any]:
+    counts: dict[str, int] = {}
+    for entry in config.ruleset.reviewed:
+        counts[entry.source] = counts.get(entry.source, 0) + 1
+    return {
+        "layers": [{"role": role, "source": source} for role, source in config.layers],
+        "rules": [rule_dict(rule) for rule in config.ruleset.rules],
+        "settings": {
+            name: {"value": value, "source": source}
+            for name, (value, source) in settings_with_sources(config).items()
+        },
+        "allowlist_paths": [pattern.pattern for pattern in config.ruleset.allowlist_paths],
+        "locked_rules": sorted(config.locked_rules),
+        "reviewed": [{"source": source, "entries": count} for source, count in counts.items()],
+        "notices": list(config.notices),
+    }
+
+
+def _write_text(config: Config, document: dict[str, Any], stream: TextIO) -> None:
+    import json
+
+    from spillguard.report.sanitize import clean
+
+    lines = ["layers (lowest first):"]
+    lines += [f"  {layer['role']:<10}  {layer['source']}" for layer in document["layers"]]
+    lines += [
+        f"  {item['role']:<10}  {item['path']} (not found)"
+        for item in document["searched"]
+        if not item["found"]
+    ]
+    lines.append("rules:")
+    width = max(len(rule.name) for rule in config.ruleset.rules)
+    for rule in config.ruleset.rules:
+        state = ("enabled " if rule.enabled else "disabled") + (
+            "  blocking" if rule.blocking else "  warn    "
+        )
+        locked = "  locked" if rule.name in config.locked_rules else ""
+        lines.append(f"  {rule.name:<{width}}  {rule.kind:<7}  {state}  {rule.source}{locked}")
+    lines.append("settings:")
+    for name, item in document["settings"].items():
+        lines.append(f"  {name} = {json.dumps(item['value'])}  ({item['source']})")
+    lines += [f"allowlist_paths: {pattern}" for pattern in document["allowlist_paths"]]
+    lines += [f"reviewed: {item['entries']} from {item['source']}" for item in document["reviewed"]]
+    lines += [f"notice: {notice}" for notice in config.notices]
+    lines.append("configuration OK")
+    stream.writelines(clean(line) + "\n" for line in lines)

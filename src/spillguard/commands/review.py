@@ -1,0 +1,148 @@
+"""``spillguard review add|remove|list``: the reviewed strings of a repository.
+
+The strings themselves are never written anywhere: the file keeps salted digests.
+``TEXT`` may be ``-`` to read it from stdin, which keeps it out of shell history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spillguard import reviewed
+from spillguard.atomic import write_text_atomic
+from spillguard.config import read_text_file
+from spillguard.errors import ExitCode, UsageError
+from spillguard.loading import load_config
+
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from spillguard.cli import ReviewOptions
+    from spillguard.config import Config
+
+
+def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -> int:
+    root = _root(options.repo)
+    path = Path(root, reviewed.REVIEWED_FILE)
+    current = _read(path)
+    if options.action == "list":
+        from spillguard.output import open_output
+
+        with open_output(options.output) as stream:
+            _list(current, options.format, stream)
+        return ExitCode.CLEAN
+    config = load_config(root=root, config_path=options.config, reviewed_text=False)
+    if options.action == "add":
+        text = _text(options.text, stdin or sys.stdin)
+        updated = reviewed.with_record(current, _record(options, config, current, text, root))
+        write_text_atomic(path, reviewed.render_reviewed(updated))
+        print(f"spillguard: reviewed {_describe(options.rule)} added to {path}", file=sys.stderr)
+        return ExitCode.CLEAN
+    digest = _digest_to_remove(options, current, stdin or sys.stdin)
+    updated, removed = reviewed.without(current, digest, options.rule)
+    if not removed:
+        raise UsageError(f"{path}: no reviewed entry matches {_describe(options.rule)}")
+    write_text_atomic(path, reviewed.render_reviewed(updated))
+    print(f"spillguard: {removed} reviewed entry(ies) removed from {path}", file=sys.stderr)
+    return ExitCode.CLEAN
+
+
+def _root(repo: str) -> str:
+    """The work tree's top, so a review made in a subdirectory lands in the right file."""
+    if not Path(repo).is_dir():
+        raise UsageError(f"--repo {repo}: not a directory")
+    from spillguard.git import work_tree_root
+
+    return work_tree_root(repo) or repo
+
+
+def _read(path: Path) -> reviewed.ReviewedFile:
+    if not path.exists():
+        return reviewed.new_file(str(path))
+    return reviewed.parse_reviewed(read_text_file(path), str(path))
+
+
+def _text(given: str | None, stdin: TextIO) -> str:
+    if given is None:
+        raise UsageError("give the reviewed TEXT, or - to read it from stdin")
+    text = given
+    if given == "-":
+        text = stdin.read()
+        text = text.removesuffix("\n").removesuffix("\r")
+    if not text:
+        raise UsageError("the reviewed text is empty")
+    return text
+
+
+def _record(
+    options: ReviewOptions, config: Config, current: reviewed.ReviewedFile, text: str, root: str
+) -> reviewed.Record:
+    _check_rule(options.rule, config)
+    reason = options.reason.strip()
+    if config.require_review_reason and not reason:
+        source = dict(config.origins).get("require_review_reason", "the configuration")
+        raise UsageError(f"a reason is required (require_review_reason in {source}): --reason WHY")
+    from spillguard.git import user_identity
+
+    return reviewed.Record(
+        digest=reviewed.digest_of(current, text),
+        rule=options.rule,
+        reason=reason,
+        added_by=user_identity(root, os.environ),
+        date=dt.datetime.now(dt.timezone.utc).date().isoformat(),
+    )
+
+
+def _check_rule(rule: str | None, config: Config) -> None:
+    names = [known.name for known in config.ruleset.rules]
+    if rule is None or rule in names:
+        return
+    close = difflib.get_close_matches(rule, names, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise UsageError(f"--rule {rule}: no such rule{hint}; see spillguard rules")
+
+
+def _digest_to_remove(options: ReviewOptions, current: reviewed.ReviewedFile, stdin: TextIO) -> str:
+    if options.digest is None:
+        return reviewed.digest_of(current, _text(options.text, stdin))
+    prefix = options.digest.lower()
+    found = {record.digest for record in current.records if record.digest.startswith(prefix)}
+    if len(prefix) < 8 or len(found) > 1:
+        raise UsageError(f"--digest {options.digest}: give at least 8 digits of one entry")
+    if not found:
+        raise UsageError(f"--digest {options.digest}: no reviewed entry has this digest")
+    return found.pop()
+
+
+def _describe(rule: str | None) -> str:
+    return f"entry for rule {rule}" if rule else "entry (every rule)"
+
+
+def _list(current: reviewed.ReviewedFile, form: str, stream: TextIO) -> None:
+    if form == "json":
+        import json
+
+        rows = [
+            {
+                "digest": record.digest,
+                "rule": record.rule,
+                "reason": record.reason,
+                "added_by": record.added_by,
+                "date": record.date,
+            }
+            for record in current.records
+        ]
+        json.dump({"file": current.source, "reviewed": rows}, stream, indent=2)
+        stream.write("\n")
+        return
+    from spillguard.report.sanitize import clean
+
+    for record in current.records:
+        fields = (record.digest[:12], record.rule or "*", record.date, record.added_by)
+        line = "  ".join(fields) + (f"  {record.reason}" if record.reason else "")
+        stream.write(clean(line) + "\n")

@@ -1,0 +1,161 @@
+"""The reviewed-strings file: salted SHA-256 digests of strings that are not secrets.
+
+``.spillguard-reviewed.toml`` at the repository root plays the role of a baseline.
+It never holds plaintext: each entry is ``reviewed_digest(text, salt)`` with the
+file's own random salt, plus who added it, when, why, and optionally the one rule
+it applies to. A finding whose matched text hashes to an entry is not reported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from spillguard import schema
+from spillguard.errors import ConfigError
+from spillguard.fingerprint import reviewed_digest
+from spillguard.models import ReviewedEntry
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+REVIEWED_FILE = ".spillguard-reviewed.toml"
+FORMAT_VERSION = 1
+
+FILE_KEYS: dict[str, schema.Key] = {
+    "version": schema.Key(int, "the format version, 1"),
+    "salt": schema.Key(str, "a hex string"),
+    "reviewed": schema.Key(list, "an array of [[reviewed]] tables"),
+}
+ENTRY_KEYS: dict[str, schema.Key] = {
+    "digest": schema.Key(str, "a SHA-256 hex digest"),
+    "rule": schema.Key(str, "a rule name"),
+    "reason": schema.Key(str, "a string", ""),
+    "added_by": schema.Key(str, "a string", ""),
+    "date": schema.Key(str, "a date, YYYY-MM-DD", ""),
+}
+_HEADER = """\
+# Reviewed strings: spillguard does not report a finding whose matched text (and
+# rule, when one is given) equals an entry here. Only salted SHA-256 digests are
+# kept, never the strings. Edit with `spillguard review add|remove|list`.
+"""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Record:
+    """One entry of the file, with its audit fields."""
+
+    digest: str
+    rule: str | None = None
+    reason: str = ""
+    added_by: str = ""
+    date: str = ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ReviewedFile:
+    salt: str
+    records: tuple[Record, ...] = ()
+    source: str = REVIEWED_FILE
+
+
+def new_file(source: str = REVIEWED_FILE) -> ReviewedFile:
+    return ReviewedFile(salt=secrets.token_hex(16), source=source)
+
+
+def parse_reviewed(text: str, source: str) -> ReviewedFile:
+    """The file's TOML text, checked key by key like a configuration file."""
+    from spillguard.config import parse_toml
+
+    table = schema.check_table(parse_toml(text, source), FILE_KEYS, source)
+    version = table.get("version", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise ConfigError(
+            f"{source}: format version {version} is not {FORMAT_VERSION}; upgrade spillguard"
+        )
+    if "salt" not in table:
+        raise ConfigError(f"{source}: missing key 'salt'")
+    records = tuple(
+        _record(item, f"{source}: reviewed[{index}]")
+        for index, item in enumerate(table.get("reviewed", ()))
+    )
+    return ReviewedFile(salt=table["salt"], records=records, source=source)
+
+
+def _record(item: Any, where: str) -> Record:
+    if not isinstance(item, dict):
+        raise ConfigError(f"{where} must be a table")
+    schema.check_table(item, ENTRY_KEYS, where)
+    if "digest" not in item:
+        raise ConfigError(f"{where}: missing key 'digest'")
+    return Record(
+        digest=item["digest"],
+        rule=item.get("rule"),
+        reason=item.get("reason", ""),
+        added_by=item.get("added_by", ""),
+        date=item.get("date", ""),
+    )
+
+
+def render_reviewed(reviewed: ReviewedFile) -> str:
+    lines = [_HEADER, f"version = {FORMAT_VERSION}", f"salt = {_string(reviewed.salt)}"]
+    for record in reviewed.records:
+        lines += ["", "[[reviewed]]", f"digest = {_string(record.digest)}"]
+        if record.rule is not None:
+            lines.append(f"rule = {_string(record.rule)}")
+        lines += [
+            f"reason = {_string(record.reason)}",
+            f"added_by = {_string(record.added_by)}",
+            f"date = {_string(record.date)}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _string(value: str) -> str:
+    """A TOML basic string: JSON's escapes are all valid TOML escapes."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def entries(reviewed: ReviewedFile) -> tuple[ReviewedEntry, ...]:
+    """The file's entries as the engine matches them."""
+    return tuple(
+        ReviewedEntry(
+            digest=record.digest,
+            rule=record.rule,
+            reason=record.reason,
+            source=reviewed.source,
+            salt=reviewed.salt,
+        )
+        for record in reviewed.records
+    )
+
+
+def digest_of(reviewed: ReviewedFile, text: str) -> str:
+    return reviewed_digest(text, reviewed.salt)
+
+
+def with_record(reviewed: ReviewedFile, record: Record) -> ReviewedFile:
+    """The file with ``record`` added, or replacing the entry for the same string and rule."""
+    kept = [old for old in reviewed.records if not _same(old, record.digest, record.rule)]
+    return dataclasses.replace(reviewed, records=(*kept, record))
+
+
+def without(reviewed: ReviewedFile, digest: str, rule: str | None) -> tuple[ReviewedFile, int]:
+    """The file without the entries for ``digest`` (only ``rule``'s, when given); and how many."""
+    kept = tuple(old for old in reviewed.records if not _matches(old, digest, rule))
+    return dataclasses.replace(reviewed, records=kept), len(reviewed.records) - len(kept)
+
+
+def _same(record: Record, digest: str, rule: str | None) -> bool:
+    return record.digest == digest and record.rule == rule
+
+
+def _matches(record: Record, digest: str, rule: str | None) -> bool:
+    return record.digest == digest and (rule is None or record.rule == rule)
+
+
+def records_for(reviewed: ReviewedFile, rule: str | None) -> Iterable[Record]:
+    return (record for record in reviewed.records if rule is None or record.rule == rule)

@@ -1,0 +1,287 @@
+"""Configuration files to layers, and layers to one resolved Config: every key, every error."""
+
+from __future__ import annotations
+
+import pytest
+
+from spillguard.config import Layer, LayerRole, load_layer_text, resolve
+from spillguard.errors import ConfigError
+from spillguard.rules import builtin_rules
+
+USER = "/home/ada/.config/spillguard/config.toml"
+REPO = "/work/app/.spillguard.toml"
+
+
+def layer(text: str, role: LayerRole = "repository", source: str = REPO) -> Layer:
+    return load_layer_text(text, source=source, role=role)
+
+
+def resolved(*layers: Layer):
+    return resolve(builtin_rules(), layers)
+
+
+def rules_of(config) -> dict[str, tuple[bool, bool, str]]:
+    return {rule.name: (rule.enabled, rule.blocking, rule.source) for rule in config.ruleset.rules}
+
+
+# --- bad input: one message naming the file and the key, line or rule ----------------
+
+ERRORS = [
+    ("rules = [\n  'A',\n  oops\n]\n", [REPO, "invalid TOML", "line 3", "column 3"]),
+    ("disabled_rule = []\n", ["unknown key 'disabled_rule'", "did you mean 'disabled_rules'"]),
+    ("[hook]\nmod = 'warn'\n", ["[hook]", "unknown key 'mod'", "did you mean 'mode'"]),
+    ("[generic_password]\nmin_lenght = 3\n", ["did you mean 'min_length'"]),
+    ("[sync]\nprojekt = 'P'\n", ["[sync]", "did you mean 'project'"]),
+    ("max_file_size = 'big'\n", ["max_file_size must be a positive number of bytes, not str"]),
+    ("max_file_size = 0\n", ["max_file_size must be a positive number of bytes, not 0"]),
+    ("max_rule_timeout = true\n", ["max_rule_timeout must be a number of seconds", "not bool"]),
+    ("max_rule_timeout = -1\n", ["max_rule_timeout must be"]),
+    ("inherit_builtin_rules = 'no'\n", ["inherit_builtin_rules must be true or false, not str"]),
+    ("rules = 'AWS_CLIENT_ID'\n", ["rules must be a list of strings, not str"]),
+    ("disabled_rules = [1]\n", ["disabled_rules must be a list of strings"]),
+    ("[hook]\nmode = 'off'\n", ['mode must be "block" or "warn", not \'off\'']),
+    ("[generic_password]\nmin_length = -1\n", ["min_length must be a whole number, 0 or more"]),
+    ("deduplicate_exports = 1\n", ["deduplicate_exports must be true or false, not int"]),
+    ("hook = 'warn'\n", ["hook must be a table, not str"]),
+    ("allowlist_paths = ['tests/(']\n", ["allowlist_paths entry 'tests/('"]),
+    ("[custom_rules]\nMY_RULE = 'ab('\n", ["custom rule MY_RULE: regexp"]),
+    ("[custom_rules]\nMY_RULE = 'x*'\n", ["custom rule MY_RULE", "empty string"]),
+    ("[custom_rules]\nMY_RULE = '[a-z]+'\n", ["custom rule MY_RULE", "too broad"]),
+    ("[custom_rules]\nmy_rule = 'tok_[0-9]{20}'\n", ["custom rule my_rule", "UPPER_SNAKE_CASE"]),
+    ("[custom_rules]\nMY_RULE = 5\n", ["custom rule MY_RULE must be a regexp string or a table"]),
+    ("[custom_rules.MY_RULE]\nblocking = false\n", ["custom rule MY_RULE: missing key 'regexp'"]),
+    (
+        "[custom_rules.MY_RULE]\nregexp = 'tok_[0-9]{20}'\nblocked = false\n",
+        ["custom rule MY_RULE: unknown key 'blocked'", "did you mean 'blocking'"],
+    ),
+    ("[custom_rules.MY_RULE]\nregexp = 'tok_[0-9]{20}'\nenabled = 'yes'\n", ["enabled must be"]),
+    ("locked_rules = ['AWS_CLIENT_ID']\n", ["locked_rules is an administrator setting"]),
+    ("repository_config = true\n", ["repository_config is an administrator setting"]),
+    ("bypass_token = ''\n", ["bypass_token is an administrator setting"]),
+    ("time_budget = 600\n", ["time_budget is an administrator setting"]),
+    ("max_commits = 1\n", ["max_commits is an administrator setting"]),
+    ("on_error = 'accept'\n", ["on_error is an administrator setting"]),
+    ("[sync]\nserver = 'https://evil.example'\n", ["[sync] server belongs in your own"]),
+    ("[sync]\nca_bundle = '/tmp/ca.pem'\n", ["[sync] ca_bundle belongs in your own"]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ERRORS)
+def test_bad_repository_file_is_one_clear_error(text: str, expected: list[str]) -> None:
+    with pytest.raises(ConfigError) as caught:
+        resolved(layer(text))
+    message = str(caught.value)
+    assert message.startswith(REPO)
+    assert "\n" not in message
+    for part in expected:
+        assert part in message
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("on_error = 'maybe'\n", 'on_error must be "reject" or "accept", not \'maybe\''),
+        ("time_budget = -1\n", "time_budget must be a number of seconds, not -1"),
+        ("max_commits = 2.5\n", "max_commits must be a positive whole number, not float"),
+        ("bypass_token = false\n", "bypass_token must be a string"),
+        ("locked_rules = 'X'\n", "locked_rules must be a list of strings"),
+        ("repository_config = 'yes'\n", "repository_config must be true or false"),
+        ("[sync]\nvariant = 'gitlab'\n", 'variant must be "code-hosting"'),
+        ("[sync]\ntimeout = 'slow'\n", "timeout must be a number of seconds"),
+    ],
+)
+def test_bad_administrator_file_is_one_clear_error(text: str, expected: str) -> None:
+    with pytest.raises(ConfigError, match=None) as caught:
+        layer(text, role="global", source=USER)
+    assert expected in str(caught.value)
+
+
+def test_custom_rule_with_a_builtin_name_is_an_error() -> None:
+    with pytest.raises(ConfigError, match="custom rule AWS_CLIENT_ID has the name of a built-in"):
+        resolved(layer("[custom_rules]\nAWS_CLIENT_ID = 'akid_[0-9]{20}'\n"))
+
+
+# --- every key, resolved --------------------------------------------------------------
+
+
+def test_defaults_without_any_file() -> None:
+    config = resolved()
+    assert all(enabled and blocking for enabled, blocking, _ in rules_of(config).values())
+    assert config.ruleset.rule_timeout == 20.0
+    assert config.max_file_size == 10 * 1024 * 1024
+    assert (config.hook_mode, config.on_error, config.bypass_token) == (
+        "block",
+        "reject",
+        "skip-secret-scan",
+    )
+    assert (config.time_budget, config.max_commits, config.repository_config) == (60, 10000, False)
+    assert config.include_plaintext_in_exports is False
+    assert config.deduplicate_exports is True
+    assert config.require_review_reason is False
+    assert config.layers == (("builtin", "builtin"),)
+
+
+def test_every_setting_of_a_repository_file_and_its_source() -> None:
+    config = resolved(
+        layer(
+            "max_rule_timeout = 2.5\nmax_file_size = 1000\ninclude_plaintext_in_exports = true\n"
+            "deduplicate_exports = false\nrequire_review_reason = true\n"
+            "[hook]\nmode = 'warn'\n"
+            "[generic_password]\nenv_references = false\nplaceholders = false\nmin_length = 9\n"
+            "[sync]\nproject = 'PRJ'\nrepo = 'app'\nvariant = 'code-hosting'\n"
+        )
+    )
+    assert config.ruleset.rule_timeout == 2.5
+    assert config.max_file_size == 1000
+    assert config.include_plaintext_in_exports is True
+    assert config.deduplicate_exports is False
+    assert config.require_review_reason is True
+    assert config.hook_mode == "warn"
+    filters = config.ruleset.password_filters
+    assert (filters.env_references, filters.placeholders, filters.min_length) == (False, False, 9)
+    assert config.sync["project"] == "PRJ"
+    assert config.sync["timeout"] == 10  # a default of the table survives a partial table
+    origins = dict(config.origins)
+    assert origins["hook.mode"] == REPO
+    assert origins["generic_password.min_length"] == REPO
+    assert origins["max_file_size"] == REPO
+
+
+def test_max_rule_timeout_zero_selects_twenty_seconds() -> None:
+    assert resolved(layer("max_rule_timeout = 0\n")).ruleset.rule_timeout == 20.0
+
+
+def test_administrator_policy_keys() -> None:
+    config = resolved(
+        layer(
+            "repository_config = true\nlocked_rules = ['AWS_CLIENT_ID']\nbypass_token = ''\n"
+            "time_budget = 5\nmax_commits = 3\non_error = 'accept'\n",
+            role="global",
+            source=USER,
+        )
+    )
+    assert config.repository_config is True
+    assert config.locked_rules == frozenset({"AWS_CLIENT_ID"})
+    assert (config.bypass_token, config.time_budget, config.max_commits) == ("", 5, 3)
+    assert config.on_error == "accept"
+
+
+def test_disabled_rules_and_rules_re_enable_across_layers() -> None:
+    user = layer("disabled_rules = ['GENERIC_PASSWORD', 'AWS_CLIENT_ID']\n", "global", USER)
+    repo = layer("rules = ['GENERIC_PASSWORD']\n")
+    rules = rules_of(resolved(user, repo))
+    assert rules["GENERIC_PASSWORD"] == (True, True, REPO)
+    assert rules["AWS_CLIENT_ID"] == (False, True, USER)
+
+
+def test_inherit_builtin_rules_false_keeps_only_listed_ones() -> None:
+    repo = layer("inherit_builtin_rules = false\nrules = ['AWS_CLIENT_ID']\n")
+    rules = rules_of(resolved(repo))
+    assert rules["AWS_CLIENT_ID"][0] is True
+    assert rules["AWS_SECRET_ACCESS_KEY"][0] is False
+    assert rules["GENERIC_PASSWORD"][0] is False
+
+
+def test_custom_rules_short_and_table_forms() -> None:
+    repo = layer(
+        "[custom_rules]\nSHORT_TOKEN = 'sht_[0-9a-f]{24}'\n"
+        "WARN_TOKEN = { regexp = 'wrn_[0-9a-f]{24}', blocking = false }\n"
+        "OFF_TOKEN = { regexp = 'off_[0-9a-f]{24}', enabled = false, description = 'd', "
+        "keywords = ['OFF_'] }\n"
+    )
+    config = resolved(repo)
+    rules = {rule.name: rule for rule in config.ruleset.rules}
+    assert (rules["SHORT_TOKEN"].kind, rules["SHORT_TOKEN"].blocking) == ("custom", True)
+    assert rules["WARN_TOKEN"].blocking is False
+    assert rules["OFF_TOKEN"].enabled is False
+    assert rules["OFF_TOKEN"].keywords == ("off_",)
+    assert rules["SHORT_TOKEN"].pattern is not None
+    assert rules["SHORT_TOKEN"].pattern.search("x = sht_" + "a1" * 12)
+
+
+def test_repository_custom_rule_overrides_a_global_one_of_its_name() -> None:
+    user = layer("[custom_rules]\nCORP_TOKEN = 'corp_[0-9]{20}'\n", "global", USER)
+    repo = layer("[custom_rules]\nCORP_TOKEN = { regexp = 'corp_[a-z]{20}', blocking = false }\n")
+    (rule,) = [r for r in resolved(user, repo).ruleset.rules if r.name == "CORP_TOKEN"]
+    assert (rule.regexp, rule.blocking, rule.source) == ("corp_[a-z]{20}", False, REPO)
+
+
+def test_inherit_custom_rules_false_drops_global_custom_rules() -> None:
+    user = layer("[custom_rules]\nCORP_TOKEN = 'corp_[0-9]{20}'\n", "global", USER)
+    repo = layer("inherit_custom_rules = false\n[custom_rules]\nOWN_TOKEN = 'own_[0-9]{20}'\n")
+    names = {rule.name for rule in resolved(user, repo).ruleset.rules}
+    assert "CORP_TOKEN" not in names
+    assert "OWN_TOKEN" in names
+
+
+def test_allowlist_paths_accumulate_across_layers() -> None:
+    user = layer("allowlist_paths = ['^vendor/']\n", "global", USER)
+    repo = layer("allowlist_paths = ['^tests/fixtures/']\n")
+    patterns = [p.pattern for p in resolved(user, repo).ruleset.allowlist_paths]
+    assert patterns == ["^vendor/", "^tests/fixtures/"]
+
+
+def test_unknown_rule_name_is_a_notice_with_the_nearest_name() -> None:
+    config = resolved(layer("disabled_rules = ['GENERIC_PASWORD']\n"))
+    assert any(
+        "no rule named GENERIC_PASWORD (did you mean GENERIC_PASSWORD?)" in n
+        for n in config.notices
+    )
+    assert rules_of(config)["GENERIC_PASSWORD"][0] is True
+
+
+# --- locked rules: what no repository file may weaken -----------------------------------
+
+ADMIN = "/srv/git/app.git/spillguard.toml"
+
+
+def admin(text: str) -> Layer:
+    return layer(text, role="global", source=ADMIN)
+
+
+def test_locked_rule_cannot_be_disabled_by_a_repository() -> None:
+    policy = admin("locked_rules = ['AWS_CLIENT_ID', 'GENERIC_PASSWORD']\n")
+    repo = layer(
+        "disabled_rules = ['AWS_CLIENT_ID', 'AWS_SECRET_ACCESS_KEY']\n"
+        "inherit_builtin_rules = false\n"
+    )
+    config = resolved(policy, repo)
+    rules = rules_of(config)
+    assert rules["AWS_CLIENT_ID"][:2] == (True, True)
+    assert rules["GENERIC_PASSWORD"][:2] == (True, True)
+    assert rules["AWS_SECRET_ACCESS_KEY"][0] is False
+    assert any("rule AWS_CLIENT_ID is locked" in notice for notice in config.notices)
+
+
+def test_locking_enables_a_rule_the_same_file_disabled() -> None:
+    policy = admin("disabled_rules = ['AWS_CLIENT_ID']\nlocked_rules = ['AWS_CLIENT_ID']\n")
+    assert rules_of(resolved(policy))["AWS_CLIENT_ID"][0] is True
+
+
+def test_locked_custom_rule_cannot_be_replaced_or_dropped() -> None:
+    policy = admin("locked_rules = ['CORP_TOKEN']\n[custom_rules]\nCORP_TOKEN = 'corp_[0-9]{20}'\n")
+    repo = layer(
+        "inherit_custom_rules = false\ndisabled_rules = ['CORP_TOKEN']\n"
+        "[custom_rules]\nCORP_TOKEN = { regexp = 'never_[0-9]{99}', blocking = false }\n"
+    )
+    config = resolved(policy, repo)
+    (rule,) = [r for r in config.ruleset.rules if r.name == "CORP_TOKEN"]
+    assert (rule.regexp, rule.enabled, rule.blocking) == ("corp_[0-9]{20}", True, True)
+    assert any("CORP_TOKEN is locked" in notice for notice in config.notices)
+
+
+def test_locked_generic_password_keeps_its_filters() -> None:
+    policy = admin("locked_rules = ['GENERIC_PASSWORD']\n")
+    repo = layer("[generic_password]\nmin_length = 500\n")
+    assert resolved(policy, repo).ruleset.password_filters.min_length == 4
+
+
+def test_unknown_locked_rule_is_a_notice() -> None:
+    config = resolved(admin("locked_rules = ['NO_SUCH_RULE']\n"))
+    assert any("locked rule NO_SUCH_RULE does not exist" in n for n in config.notices)
+
+
+def test_a_repository_sets_its_own_size_cap_and_hook_mode() -> None:
+    repo = layer("max_file_size = 1\n[hook]\nmode = 'warn'\n")
+    config = resolved(repo)
+    assert (config.max_file_size, config.hook_mode) == (1, "warn")
