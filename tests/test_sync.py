@@ -105,10 +105,17 @@ def test_older_release_line_is_detected_from_the_answers(work, app, url, capsys)
     assert "blocking field: no" in out
 
 
-def test_sync_settings_come_from_the_configuration_file(work, url, capsys) -> None:
+def test_sync_settings_come_from_the_configuration_files(
+    work, url, capsys, tmp_path, monkeypatch
+) -> None:
+    # The server is the user's own choice (a repository may not name where the
+    # credentials go); the scope is the repository's.
+    own = tmp_path / "xdg" / "spillguard"
+    own.mkdir(parents=True)
+    (own / "config.toml").write_text(f'[sync]\nserver = "{url}"\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(own.parent))
     work.write(
-        ".spillguard.toml",
-        f'[sync]\nserver = "{url}"\nproject = "PRJ"\nrepo = "app"\nvariant = "code-hosting"\n',
+        ".spillguard.toml", '[sync]\nproject = "PRJ"\nrepo = "app"\nvariant = "code-hosting"\n'
     )
     code, _, err = sync(capsys, url, "--quiet")
     assert (code, err.count("error")) == (0, 0)
