@@ -10,11 +10,11 @@ from __future__ import annotations
 HOOK_KINDS = ("pre-commit", "pre-push", "pre-receive")
 
 #: The line that marks a hook as spillguard's own, so reinstalling may replace it.
-MARKER = "# Written by `spillguard install`"
+MARKER = "Written by `spillguard install`"
 
 _TEMPLATE = """\
 #!/bin/sh
-{marker} {kind}: it runs `spillguard hook {kind}`.
+# spillguard {kind} hook. {marker}; it runs `spillguard hook {kind}`.
 # To stop using it, delete this file.
 if ! command -v spillguard >/dev/null 2>&1; then
     echo "spillguard: the {kind} hook needs spillguard on PATH (pip install spillguard)," >&2
