@@ -30,9 +30,9 @@ WORK = BENCH / "work"
 sys.path.insert(0, str(ROOT))  # the unshipped testing/ helpers (the generator)
 
 import history  # noqa: E402 - after the path set-up above
-import hooks  # noqa: E402
 from table import Row, render  # noqa: E402
 
+import hooks  # noqa: E402
 from testing import genrepo  # noqa: E402
 
 PRE_COMMIT_RUNS = 30
