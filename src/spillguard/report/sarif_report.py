@@ -28,6 +28,11 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/spillguard/"
 #: The partialFingerprints key: rule, secret and path hashed, stable as lines move.
 FINGERPRINT_KEY = "spillguardFingerprint/v1"
+HELP = (
+    "A secret in a commit stays in the repository's history: revoke or rotate it, then "
+    "remove it. If the match is not a secret, add `pragma: allowlist-secret` in a comment "
+    "on the line, or run `spillguard review add`."
+)
 
 
 def _descriptor(name: str, rule: Rule | None) -> dict[str, Any]:
@@ -38,8 +43,11 @@ def _descriptor(name: str, rule: Rule | None) -> dict[str, Any]:
         "name": name,
         "shortDescription": {"text": text},
         "defaultConfiguration": {"level": "error" if blocking else "warning"},
+        "help": {"text": HELP},
         "properties": {
             "tags": ["security", "secret"],
+            # code-scanning dashboards sort security results by this (high / medium)
+            "security-severity": "8.0" if blocking else "5.0",
             "kind": rule.kind if rule is not None else "custom",
             "source": rule.source if rule is not None else "unknown",
         },
