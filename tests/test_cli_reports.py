@@ -104,3 +104,16 @@ def test_a_reader_that_stops_early_ends_the_scan_quietly(tmp_path: Path) -> None
         stderr = process.stderr.read() if process.stderr else b""
         code = process.wait()
     assert (code, stderr) == (3, b"")
+
+
+def test_review_list_as_csv_has_digests_and_inert_cells(repo: GitRepo, capsys) -> None:
+    repo.write("a.txt", "x\n")
+    repo.commit()
+    where = ["--repo", str(repo.path)]
+    assert main(["review", "add", KEY, "--rule", "AWS_CLIENT_ID", "--reason", "=1+1", *where]) == 0
+    assert main(["review", "list", "--format", "csv", *where]) == 0
+    out = capsys.readouterr().out
+    (row,) = csv.DictReader(io.StringIO(out))
+    assert (row["ruleName"], row["reason"]) == ("AWS_CLIENT_ID", "'=1+1")
+    assert len(row["digest"]) == 64
+    assert KEY not in out

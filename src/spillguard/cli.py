@@ -220,7 +220,7 @@ def _add_review_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     remove.add_argument("text", nargs="?", metavar="TEXT")
     remove.add_argument("--digest", metavar="HEX", help="the entry with this digest (8+ digits)")
     listing = actions.add_parser("list", help="the reviewed entries (digests, never text)")
-    listing.add_argument("--format", choices=("text", "json"), default="text")
+    listing.add_argument("--format", choices=("text", "json", "csv"), default="text")
     listing.add_argument("--output", metavar="FILE")
     for action in (add, remove, listing):
         action.add_argument("--repo", default=".", metavar="DIR")

@@ -140,6 +140,11 @@ def _list(current: reviewed.ReviewedFile, form: str, stream: TextIO) -> None:
         json.dump({"file": current.source, "reviewed": rows}, stream, indent=2)
         stream.write("\n")
         return
+    if form == "csv":
+        from spillguard.report.csv_report import write_reviewed_csv
+
+        write_reviewed_csv(current.records, stream)
+        return
     from spillguard.report.sanitize import clean
 
     for record in current.records:
