@@ -62,6 +62,8 @@ class FakeApp:
     password_settings: dict[str, Any] = dataclasses.field(default_factory=dict)
     script: dict[str, list[Answer]] = dataclasses.field(default_factory=dict)
     requests: list[tuple[str, str, dict[str, str]]] = dataclasses.field(default_factory=list)
+    #: Reviewed-line operations as received: ("create" or "delete", JSON body).
+    posted: list[tuple[str, dict[str, Any]]] = dataclasses.field(default_factory=list)
     stop: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     def then(self, path: str, *answers: Answer) -> None:
@@ -159,6 +161,7 @@ def _export_answer(app: FakeApp) -> Answer:
 
 def _review(app: FakeApp, action: str, body: bytes) -> Answer:
     data = json.loads(body or b"{}")
+    app.posted.append((action, data))
     if app.variant == "code-hosting" and app.release != "latest" and "ruleName" in data:
         return Answer.error(400, "Bad Request", "Unrecognized field", ruleName="unknown field")
     if not data.get("matchText"):

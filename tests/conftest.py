@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from testing.fake_server import FakeApp, serve
 from testing.gitrepo import GitRepo
 
 if TYPE_CHECKING:
@@ -54,3 +55,19 @@ def _isolated_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 @pytest.fixture
 def repo(tmp_path: Path) -> GitRepo:
     return GitRepo(tmp_path / "repo")
+
+
+@pytest.fixture
+def url(app: FakeApp) -> Iterator[str]:
+    """The base URL of the fake scanning app; each sync test module defines ``app``."""
+    with serve(app) as base:
+        yield base
+
+
+@pytest.fixture
+def work(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, app: FakeApp) -> GitRepo:
+    """The repository as the current directory, with the app's user in the environment."""
+    monkeypatch.chdir(repo.path)
+    monkeypatch.setenv("SPILLGUARD_USERNAME", app.username)
+    monkeypatch.setenv("SPILLGUARD_PASSWORD", app.password)
+    return repo

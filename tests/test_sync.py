@@ -14,7 +14,6 @@ from testing.fake_server import Answer, FakeApp, serve, zip_of
 from testing.tokens import expand
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
 
     from testing.gitrepo import GitRepo
 
@@ -39,20 +38,6 @@ def app() -> FakeApp:
         repository_rules=["AWS_CLIENT_ID", "GENERIC_PASSWORD", "REPO_ONLY_RULE"],
         reviewed=[(REVIEWED, "Internal token")],
     )
-
-
-@pytest.fixture
-def url(app: FakeApp) -> Iterator[str]:
-    with serve(app) as base:
-        yield base
-
-
-@pytest.fixture
-def work(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    monkeypatch.chdir(repo.path)
-    monkeypatch.setenv("SPILLGUARD_USERNAME", "ada")
-    monkeypatch.setenv("SPILLGUARD_PASSWORD", PASSWORD)
-    return repo
 
 
 def sync(capsys: pytest.CaptureFixture[str], url: str, *argv: str) -> tuple[int, str, str]:

@@ -103,6 +103,7 @@ class ReviewOptions:
     format: str = "text"
     output: str | None = None
     config: str | None = None
+    remote: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -227,6 +228,11 @@ def _add_review_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
         action.add_argument("--config", metavar="FILE", help="the global (user) file")
     for action in (add, remove):
         action.add_argument("--rule", metavar="NAME", help="only for this rule")
+        action.add_argument(
+            "--remote",
+            action="store_true",
+            help="on the scanning app's server ([sync] server, else the last sync's)",
+        )
 
 
 def _add_config_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -309,6 +315,7 @@ def _review(args: argparse.Namespace) -> int:
             format=getattr(args, "format", "text"),
             output=getattr(args, "output", None),
             config=args.config,
+            remote=getattr(args, "remote", False),
         )
     )
 

@@ -37,6 +37,8 @@ def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -
             _list(current, options.format, stream)
         return ExitCode.CLEAN
     config = load_config(root=root, config_path=options.config, reviewed_text=False)
+    if options.remote:
+        return _remote(options, config, root, stdin or sys.stdin)
     if options.action == "add":
         text = _text(options.text, stdin or sys.stdin)
         updated = reviewed.with_record(current, _record(options, config, current, text, root))
@@ -49,6 +51,25 @@ def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -
         raise UsageError(f"{path}: no reviewed entry matches {_describe(options.rule)}")
     write_text_atomic(path, reviewed.render_reviewed(updated))
     print(f"spillguard: {removed} reviewed entry(ies) removed from {path}", file=sys.stderr)
+    return ExitCode.CLEAN
+
+
+def _remote(options: ReviewOptions, config: Config, root: str, stdin: TextIO) -> int:
+    """``--remote``: the reviewed-line create or delete operation on the server."""
+    from spillguard.sync.review import remote_review
+
+    if options.digest is not None:
+        raise UsageError("--remote needs the TEXT: the server knows strings, not digests")
+    # The rule is not checked against the local rules: the server judges its own names.
+    text = _text(options.text, stdin)
+    done = remote_review(
+        add=options.action == "add",
+        text=text,
+        rule=options.rule,
+        root=root,
+        configured=config.sync,
+    )
+    print(f"spillguard: {done}", file=sys.stderr)
     return ExitCode.CLEAN
 
 
