@@ -14,7 +14,6 @@ from testing.fake_server import Answer, FakeApp, serve, zip_of
 from testing.tokens import expand
 
 if TYPE_CHECKING:
-
     from testing.gitrepo import GitRepo
 
 PASSWORD = expand("pw-{rand:Aa0:24}", "sync-password")

@@ -14,7 +14,6 @@ from testing.fake_server import Answer, FakeApp
 from testing.tokens import expand
 
 if TYPE_CHECKING:
-
     from testing.gitrepo import GitRepo
 
 PASSWORD = expand("pw-{rand:Aa0:24}", "review-password")
