@@ -31,6 +31,8 @@ from spillguard.sync_cache import DEFAULT_MAX_AGE_HOURS, SyncedConfig, load_sync
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    import pygit2
+
     from spillguard.models import ReviewedEntry
 
 #: The administrator's file inside a bare repository on a server.
@@ -131,6 +133,27 @@ def _synced(root: str, environ: Mapping[str, str], layers: list[Layer]) -> Synce
         max_age = float(layer.data.get("sync", {}).get("max_age", max_age))
     names = frozenset(rule.name for rule in builtin_rules())
     return load_synced(root, environ, builtin_names=names, max_age_hours=max_age)
+
+
+#: A per-repository file larger than this is no configuration file.
+MAX_REPOSITORY_FILE = 1024 * 1024
+
+
+def default_branch_file(repo: pygit2.Repository, name: str) -> RepositoryText:
+    """A repository file on the default branch before a push, never a pushed one.
+
+    In pre-receive no ref has moved yet, so HEAD's branch is still at its old tip.
+    """
+    from spillguard import git
+
+    data = git.file_at_head(repo, name, MAX_REPOSITORY_FILE)
+    if data is None:
+        return None
+    source = f"{name} on {repo.references['HEAD'].target}"
+    try:
+        return data.decode("utf-8"), source
+    except UnicodeDecodeError:
+        raise ConfigError(f"{source}: not UTF-8 text") from None
 
 
 def admin_config_path(repo_dir: str, config_path: str | None) -> Path | None:

@@ -43,6 +43,7 @@ RULE_KEYS = frozenset(
     }
 )
 _TABLES = {"hook": schema.HOOK, "generic_password": schema.GENERIC_PASSWORD, "sync": schema.SYNC}
+FLAGS_SOURCE = "command line"
 PASSWORD_RULE = "GENERIC_PASSWORD"  # noqa: S105 - a rule name
 
 
@@ -90,8 +91,11 @@ class Resolution:
             self._set(name, value, layer.source)
 
     def set_flag(self, name: str, *, value: Any) -> None:
+        """A command-line flag: the highest layer."""
+        if ("flags", FLAGS_SOURCE) not in self.layers:
+            self.layers.append(("flags", FLAGS_SOURCE))
         self.settings[name] = value
-        self.origins.append((name, "command line"))
+        self.origins.append((name, FLAGS_SOURCE))
 
     def _set(self, name: str, value: Any, source: str) -> None:
         if isinstance(value, dict):

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 from spillguard.commands.rules import rule_dict
 from spillguard.config import REPOSITORY_FILE
 from spillguard.errors import ExitCode
-from spillguard.loading import SERVER_FILE, load_config, load_server_config, user_config_path
+from spillguard.loading import (
+    SERVER_FILE,
+    default_branch_file,
+    load_config,
+    load_server_config,
+    user_config_path,
+)
 from spillguard.output import open_output
 from spillguard.reviewed import REVIEWED_FILE
 
@@ -66,10 +72,15 @@ def _is_bare(repo: str) -> bool:
 
 def _load(options: ConfigCheckOptions, root: str, *, bare: bool) -> Config:
     if bare:
+        # What the next push would be judged by: the files on the default branch.
+        from spillguard.git import open_repository
+
+        repo = open_repository(root)
         return load_server_config(
             repo_dir=root,
             config_path=options.config,
-            read_repository_file=lambda: None,
+            read_repository_file=lambda: default_branch_file(repo, REPOSITORY_FILE),
+            read_reviewed_file=lambda: default_branch_file(repo, REVIEWED_FILE),
         )
     return load_config(
         root=root,

@@ -13,22 +13,18 @@ from typing import TYPE_CHECKING
 
 from spillguard import git
 from spillguard.config import REPOSITORY_FILE
-from spillguard.errors import ConfigError, GitError, UsageError
+from spillguard.errors import GitError, UsageError
 from spillguard.hooks.pre_receive import parse_ref_updates, scan_push, unscanned, verdict
-from spillguard.loading import load_server_config
+from spillguard.loading import default_branch_file, load_server_config
 from spillguard.report.push_text import push_lines
+from spillguard.reviewed import REVIEWED_FILE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import TextIO
 
-    import pygit2
-
     from spillguard.cli import CommonOptions
     from spillguard.loading import RepositoryText
-
-#: A per-repository file larger than this is no configuration file.
-MAX_REPOSITORY_FILE = 1024 * 1024
 
 
 def run_pre_receive_command(
@@ -54,7 +50,8 @@ def run_pre_receive_command(
         config = load_server_config(
             repo_dir=repo.path,
             config_path=config_path,
-            read_repository_file=lambda: _repository_file(repo),
+            read_repository_file=lambda: default_branch_file(repo, REPOSITORY_FILE),
+            read_reviewed_file=lambda: default_branch_file(repo, REVIEWED_FILE),
         )
         scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
     decision = verdict(scan, config)
@@ -83,18 +80,3 @@ def _refuse_unsupported(common: CommonOptions) -> None:
 
 def _none() -> RepositoryText:
     return None
-
-
-def _repository_file(repo: pygit2.Repository) -> RepositoryText:
-    """``.spillguard.toml`` on the default branch before the push, never a pushed one.
-
-    In pre-receive no ref has moved yet, so HEAD's branch is still at its old tip.
-    """
-    data = git.file_at_head(repo, REPOSITORY_FILE, MAX_REPOSITORY_FILE)
-    if data is None:
-        return None
-    source = f"{REPOSITORY_FILE} on {repo.references['HEAD'].target}"
-    try:
-        return data.decode("utf-8"), source
-    except UnicodeDecodeError:
-        raise ConfigError(f"{source}: not UTF-8 text") from None

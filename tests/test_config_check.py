@@ -1,0 +1,208 @@
+"""``spillguard config check``, bad configuration through the real command line, the
+sample files and the README's table of keys."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard import schema
+from spillguard.cli import main
+from spillguard.config import load_layer_file
+from testing.gitrepo import GitRepo
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from spillguard.config import LayerRole
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample-config"
+AWS_KEY = expand("AKIA{rand:A2:16}", "config-check")
+
+
+@pytest.fixture
+def own_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's own file, in a private XDG_CONFIG_HOME (not yet written)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    path = tmp_path / "xdg" / "spillguard" / "config.toml"
+    path.parent.mkdir(parents=True)
+    return path
+
+
+def check(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["config", "check", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_shows_layers_rules_settings_and_their_sources(
+    repo: GitRepo, own_file: Path, capsys
+) -> None:
+    own_file.write_text("disabled_rules = ['AWS_CLIENT_ID']\nlocked_rules = ['GENERIC_PASSWORD']\n")
+    repo.write(".spillguard.toml", "max_file_size = 2048\ndisabled_rules = ['GENERIC_PASSWORD']\n")
+    code, out, err = check(capsys, "--repo", str(repo.path), "--include-allowlisted")
+    assert (code, err) == (0, "")
+    repository = str(repo.path.resolve() / ".spillguard.toml")
+    assert f"  global      {own_file}\n" in out
+    assert f"  repository  {repository}\n" in out
+    assert "  flags       command line\n" in out
+    assert f"  reviewed    {repo.path.resolve() / '.spillguard-reviewed.toml'} (not found)" in out
+    assert re.search(
+        rf"AWS_CLIENT_ID +builtin +disabled +blocking +{re.escape(str(own_file))}", out
+    )
+    assert re.search(
+        rf"GENERIC_PASSWORD +builtin +enabled +blocking +{re.escape(str(own_file))} +locked", out
+    )
+    assert f"  max_file_size = 2048  ({repository})\n" in out
+    assert '  hook.mode = "block"  (default)\n' in out
+    assert f"notice: {repository}: rule GENERIC_PASSWORD is locked" in out
+    assert out.endswith("configuration OK\n")
+
+
+def test_json_is_a_document_for_tools(repo: GitRepo, own_file: Path, capsys) -> None:
+    repo.write(".spillguard.toml", "[custom_rules]\nMY_TOKEN = 'myt_[a-z0-9]{20}'\n")
+    code, out, _ = check(capsys, "--repo", str(repo.path), "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    assert [layer["role"] for layer in document["layers"]] == ["builtin", "repository"]
+    assert {"role": "global", "path": str(own_file), "found": False} in document["searched"]
+    (rule,) = [rule for rule in document["rules"] if rule["name"] == "MY_TOKEN"]
+    assert rule == {
+        "name": "MY_TOKEN",
+        "kind": "custom",
+        "enabled": True,
+        "blocking": True,
+        "source": str(repo.path.resolve() / ".spillguard.toml"),
+    }
+    assert document["settings"]["max_rule_timeout"] == {"value": 0, "source": "default"}
+    assert document["settings"]["generic_password.min_length"]["value"] == 4
+
+
+BAD = [
+    ("max_file_size = 10\n[hook\n", r"invalid TOML: .*\(at line 2, column 6\)"),
+    ("inherit_custom_rule = true\n", r"unknown key 'inherit_custom_rule' \(did you mean"),
+    ("include_plaintext_in_exports = 'yes'\n", r"must be true or false, not str"),
+    ("[custom_rules]\nBROAD = '.+'\n", r"custom rule BROAD: regexp is too broad"),
+]
+
+
+@pytest.mark.parametrize(("text", "pattern"), BAD)
+@pytest.mark.parametrize(
+    "argv", [("config", "check"), ("scan", "--tree", "HEAD"), ("rules",)], ids=lambda a: a[0]
+)
+def test_bad_repository_file_exits_2_with_one_line_and_nothing_else(
+    repo: GitRepo, capsys, text: str, pattern: str, argv: tuple[str, ...]
+) -> None:
+    repo.write("a.env", f"K={AWS_KEY}\n")
+    repo.commit("leak")
+    repo.write(".spillguard.toml", text)
+    code = main([*argv, "--repo", str(repo.path)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""  # no report from half a configuration
+    assert err.startswith("spillguard: error: ")
+    assert err.count("\n") == 1
+    assert ".spillguard.toml: " in err
+    assert re.search(pattern, err)
+    assert "Traceback" not in err
+
+
+def test_hook_never_runs_with_half_a_configuration(repo: GitRepo, capsys, monkeypatch) -> None:
+    repo.write("a.env", f"K={AWS_KEY}\n")
+    repo.write(".spillguard.toml", "disabled_rules = ['AWS_CLIENT_ID']\nbogus = 1\n")
+    repo.git("add", "-A")
+    monkeypatch.chdir(repo.path)
+    assert main(["hook", "pre-commit"]) == 2
+    assert "unknown key 'bogus'" in capsys.readouterr().err
+
+
+def test_bare_repository_shows_what_the_next_push_is_judged_by(
+    tmp_path: Path, capsys, own_file: Path
+) -> None:
+    bare = GitRepo(tmp_path / "bare.git", bare=True)
+    work = GitRepo(tmp_path / "work")
+    work.write(".spillguard.toml", "disabled_rules = ['GENERIC_PASSWORD']\n")
+    work.commit("config")
+    work.git("push", "-q", str(bare.path), "HEAD:refs/heads/main")
+    (bare.path / "spillguard.toml").write_text("repository_config = true\n")
+    code, out, _ = check(capsys, "--repo", str(bare.path), "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    assert [layer["source"] for layer in document["layers"]] == [
+        "builtin",
+        str(bare.path.resolve() / "spillguard.toml"),
+        ".spillguard.toml on refs/heads/main",
+    ]
+    assert document["settings"]["repository_config"]["value"] is True
+
+
+# --- the sample files ---------------------------------------------------------------------
+
+SAMPLE_ROLES: dict[str, LayerRole] = {
+    "repository.spillguard.toml": "repository",
+    "developer.config.toml": "global",
+    "administrator.spillguard.toml": "global",
+}
+
+
+def test_every_sample_file_is_listed_and_loads() -> None:
+    assert sorted(path.name for path in SAMPLES.glob("*.toml")) == sorted(SAMPLE_ROLES)
+    for name, role in SAMPLE_ROLES.items():
+        layer = load_layer_file(SAMPLES / name, role=role)
+        assert layer.data, name
+        assert name in (SAMPLES / "README.md").read_text()
+
+
+def test_sample_files_together_in_a_repository(repo: GitRepo, own_file: Path, capsys) -> None:
+    shutil.copy(SAMPLES / "developer.config.toml", own_file)
+    shutil.copy(SAMPLES / "repository.spillguard.toml", repo.path / ".spillguard.toml")
+    code, out, _ = check(capsys, "--repo", str(repo.path), "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    rules = {rule["name"]: rule for rule in document["rules"]}
+    assert rules["INTERNAL_TOKEN"]["blocking"] is False
+    assert rules["COMPANY_API_TOKEN"]["source"] == str(own_file)
+    assert document["settings"]["require_review_reason"]["value"] is True
+    assert document["locked_rules"] == ["AWS_SECRET_ACCESS_KEY"]
+
+
+def test_administrator_sample_in_a_bare_repository(tmp_path: Path, capsys) -> None:
+    bare = GitRepo(tmp_path / "bare.git", bare=True)
+    admin = SAMPLES / "administrator.spillguard.toml"
+    code, out, _ = check(
+        capsys, "--repo", str(bare.path), "--config", str(admin), "--format", "json"
+    )
+    settings = json.loads(out)["settings"]
+    assert code == 0
+    assert settings["repository_config"] == {"value": True, "source": str(admin)}
+    assert settings["on_error"]["value"] == "reject"
+
+
+# --- the README documents every key -------------------------------------------------------
+
+
+def readme_keys() -> set[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([a-z_.A-Z]+)` \|", section, flags=re.MULTILINE))
+
+
+def schema_keys() -> set[str]:
+    keys = set(schema.TOP_LEVEL)
+    for table, entries in (
+        ("hook", schema.HOOK),
+        ("generic_password", schema.GENERIC_PASSWORD),
+        ("sync", schema.SYNC),
+        ("custom_rules.NAME", schema.CUSTOM_RULE),
+    ):
+        keys.update(f"{table}.{key}" for key in entries)
+    return keys - {"hook", "generic_password", "sync"}
+
+
+def test_readme_table_documents_every_key_and_no_other() -> None:
+    assert readme_keys() == schema_keys()
