@@ -61,7 +61,8 @@ def fresh(server: Server) -> Iterator[None]:
     server.work.git("checkout", "-q", "--detach", "main")
     yield
     (server.bare.path / "spillguard.toml").unlink(missing_ok=True)
-    server.work.git("checkout", "-q", "--detach", "main")
+    server.work.git("reset", "-q", "--hard")
+    server.work.git("clean", "-q", "-fd")
 
 
 def commit(server: Server, path: str, text: str, message: str = "change") -> str:
@@ -190,6 +191,24 @@ def test_annotated_tag_on_a_new_commit_is_peeled_and_judged(server: Server) -> N
     code, output = server.push("refs/tags/new-release")
     assert code != 0
     assert f"{tagged[:10]}  refs/tags/new-release  t.env:1" in output
+    assert server.refs() == before
+
+
+def test_tags_of_a_blob_or_a_tree_are_judged_whole(server: Server) -> None:
+    """No commit carries them, so nothing else would ever look at them."""
+    before = server.refs()
+    work = server.work
+    text = f"A={aws_key('tagged')}\n"
+    blob = work.git("hash-object", "-w", "--stdin", input_text=text).strip()
+    work.git("tag", "blob-tag", blob)
+    work.write("deep/k.env", text)
+    work.git("add", "deep/k.env")
+    tree = work.git("write-tree").strip()
+    work.git("tag", "-a", "-m", "a tree", "tree-tag", tree)
+    code, output = server.push("refs/tags/blob-tag", "refs/tags/tree-tag")
+    assert code != 0
+    assert "-  refs/tags/blob-tag  refs/tags/blob-tag:1  AWS_CLIENT_ID" in output
+    assert "-  refs/tags/tree-tag  refs/tags/tree-tag:deep/k.env:1  AWS_CLIENT_ID" in output
     assert server.refs() == before
 
 

@@ -9,6 +9,7 @@ push is still a finding), within the administrator's time budget and commit cap.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from spillguard.config import Config
     from spillguard.models import Finding
     from spillguard.sources import SourceItem
-    from spillguard.sources.received import ReceivedCommit
+    from spillguard.sources.received import Received
 
 _OBJECT_ID = regex.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 SHORT_ID = 10
@@ -88,9 +89,8 @@ def scan_push(
     refs = _updated_refs(updates)
     try:
         received = received_commits(repo, updates, limit=config.max_commits)
-        progress.notices.extend(received.notices)
         result = run_scan(
-            _items(repo, received.commits, config, progress),
+            _items(repo, received, config, progress),
             config.ruleset,
             on_finding=progress.findings.append,
         )
@@ -120,30 +120,37 @@ def _updated_refs(updates: tuple[RefUpdate, ...]) -> int:
 
 
 def _items(
-    repo: pygit2.Repository,
-    commits: tuple[ReceivedCommit, ...],
-    config: Config,
-    progress: _Progress,
+    repo: pygit2.Repository, received: Received, config: Config, progress: _Progress
 ) -> Iterator[SourceItem]:
+    """Every fragment of the push, until the deadline passes."""
+    from spillguard.sources.received import iter_tagged_objects
+
+    items = itertools.chain(
+        _commit_items(repo, received, config, progress),
+        iter_tagged_objects(repo, received, max_size=config.max_file_size),
+    )
+    for item in items:
+        if progress.expired():
+            return
+        yield item
+
+
+def _commit_items(
+    repo: pygit2.Repository, received: Received, config: Config, progress: _Progress
+) -> Iterator[SourceItem]:
+    """The fragments of each new commit, less those whose message has the bypass token."""
     from spillguard.sources.commits import iter_commit_fragments
 
     token = config.bypass_token
-    for received in commits:
-        if progress.expired():
-            return
-        commit = received.commit
+    for each in received.commits:
+        commit = each.commit
         if token and token in commit.raw_message.decode("utf-8", "replace"):
             progress.notices.append(
-                f"commit {str(commit.id)[:SHORT_ID]} ({received.ref}) not scanned: "
+                f"commit {str(commit.id)[:SHORT_ID]} ({each.ref}) not scanned: "
                 f"its message contains the bypass token {token!r}"
             )
             continue
-        for item in iter_commit_fragments(
-            repo, commit, max_size=config.max_file_size, ref=received.ref
-        ):
-            if progress.expired():
-                return
-            yield item
+        yield from iter_commit_fragments(repo, commit, max_size=config.max_file_size, ref=each.ref)
 
 
 def _describe(error: Exception) -> str:

@@ -11,15 +11,21 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 import pygit2
-from pygit2.enums import SortMode
+from pygit2.enums import FileMode, SortMode
 
+from spillguard import git
 from spillguard.errors import GitError
 from spillguard.git import is_zero_id
+from spillguard.models import Fragment
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from spillguard.models import RefUpdate
+    from spillguard.sources import Source, SourceItem
+
+
+_BLOB = int(FileMode.BLOB)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,41 +37,69 @@ class ReceivedCommit:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Received:
-    #: Oldest first within each ref; a commit that several refs bring appears once.
+    #: Oldest first; a commit that several refs bring appears once.
     commits: tuple[ReceivedCommit, ...]
     #: How many new commits were left out by the cap (0 when all fit).
     over_cap: int = 0
-    notices: tuple[str, ...] = ()
+    #: Trees and blobs that a tag names directly (``git tag NAME TREE-OR-BLOB``) with
+    #: their ref: no commit carries them, so their whole content is judged.
+    objects: tuple[tuple[pygit2.Tree | pygit2.Blob, str], ...] = ()
 
 
 def received_commits(
     repo: pygit2.Repository, updates: Iterable[RefUpdate], *, limit: int
 ) -> Received:
-    """The new commits of every update, at most ``limit`` of them; deletions bring none."""
-    existing = tuple(_existing_tips(repo))
-    seen: set[pygit2.Oid] = set()
-    commits: list[ReceivedCommit] = []
-    notices: list[str] = []
-    over = 0
+    """The new commits of every update, at most ``limit`` of them; deletions bring none.
+
+    One walk from every pushed tip hides every existing ref, whatever the number of
+    refs in the push; each new commit is then credited to the first ref that reaches it.
+    """
+    tips: list[tuple[pygit2.Oid, str]] = []
+    objects: list[tuple[pygit2.Tree | pygit2.Blob, str]] = []
     for update in updates:
         if is_zero_id(update.new):
             continue
-        tip = _peel_commit(repo, update.new)
-        if tip is None:
-            notices.append(f"{update.ref}: points at no commit; nothing to scan")
-            continue
-        walker = repo.walk(tip, SortMode.TOPOLOGICAL | SortMode.REVERSE)
-        for hidden in existing:
-            walker.hide(hidden)
-        for commit in walker:
-            if commit.id in seen:
-                continue
-            seen.add(commit.id)
-            if len(commits) < limit:
-                commits.append(ReceivedCommit(commit=commit, ref=update.ref))
-            else:
-                over += 1
-    return Received(commits=tuple(commits), over_cap=over, notices=tuple(notices))
+        target = _pushed_object(repo, update.new)
+        while isinstance(target, pygit2.Tag):  # an annotated tag, perhaps of a tag
+            target = target.get_object()
+        commit = _commit_of(target)
+        if commit is not None:
+            tips.append((commit, update.ref))
+        elif isinstance(target, (pygit2.Tree, pygit2.Blob)):
+            objects.append((target, update.ref))
+    new = _walk(repo, [tip for tip, _ in tips])
+    owners = _owners(new, tips)
+    commits = tuple(ReceivedCommit(commit=commit, ref=owners[commit.id]) for commit in new)
+    return Received(
+        commits=commits[:limit], over_cap=max(0, len(commits) - limit), objects=tuple(objects)
+    )
+
+
+def _walk(repo: pygit2.Repository, tips: list[pygit2.Oid]) -> list[pygit2.Commit]:
+    """``git rev-list --topo-order --reverse TIPS --not --all``."""
+    if not tips:
+        return []
+    walker = repo.walk(tips[0], SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    for tip in tips[1:]:
+        walker.push(tip)
+    for hidden in _existing_tips(repo):
+        walker.hide(hidden)
+    return list(walker)
+
+
+def _owners(new: list[pygit2.Commit], tips: list[tuple[pygit2.Oid, str]]) -> dict[pygit2.Oid, str]:
+    """The first ref, in push order, from whose tip each new commit is reachable."""
+    by_id = {commit.id: commit for commit in new}
+    owners: dict[pygit2.Oid, str] = {}
+    for tip, ref in tips:
+        pending = [tip]
+        while pending:
+            object_id = pending.pop()
+            if object_id in owners or object_id not in by_id:
+                continue  # credited already (with its ancestors), or not new
+            owners[object_id] = ref
+            pending.extend(by_id[object_id].parent_ids)
+    return owners
 
 
 def _existing_tips(repo: pygit2.Repository) -> Iterator[pygit2.Oid]:
@@ -76,13 +110,11 @@ def _existing_tips(repo: pygit2.Repository) -> Iterator[pygit2.Oid]:
             yield target
 
 
-def _peel_commit(repo: pygit2.Repository, object_id: str) -> pygit2.Oid | None:
-    """The commit an id names, through annotated tags; None for a tree or blob."""
+def _pushed_object(repo: pygit2.Repository, object_id: str) -> pygit2.Object:
     try:
-        target = repo[object_id]
+        return repo[object_id]
     except (KeyError, ValueError):
         raise GitError(f"pushed object {object_id} is missing from the repository") from None
-    return _commit_of(target)
 
 
 def _commit_of(target: pygit2.Object | pygit2.Reference) -> pygit2.Oid | None:
@@ -90,3 +122,15 @@ def _commit_of(target: pygit2.Object | pygit2.Reference) -> pygit2.Oid | None:
         return target.peel(pygit2.Commit).id
     except (pygit2.InvalidSpecError, pygit2.GitError, KeyError, ValueError):
         return None
+
+
+def iter_tagged_objects(repo: pygit2.Repository, received: Received, *, max_size: int) -> Source:
+    """The whole content of every tree or blob a tag names, as fragments of that ref."""
+    for target, ref in received.objects:
+        items: Iterable[SourceItem]
+        if isinstance(target, pygit2.Blob):
+            items = [git.blob_fragment(repo, target.id, ref, _BLOB, max_size)]
+        else:
+            items = git.iter_tree(repo, target, max_size=max_size, prefix=f"{ref}:")
+        for item in items:
+            yield dataclasses.replace(item, ref=ref) if isinstance(item, Fragment) else item
