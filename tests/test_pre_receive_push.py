@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from spillguard.cli import main
 from testing.server import Server, copy_hook, install_hook
 from testing.tokens import expand
 
@@ -37,6 +38,7 @@ mode = "warn"
 """
 
 LEGACY_KEY = aws_key("legacy")
+REVIEWED_KEY = aws_key("reviewed")
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +47,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Server:
     server = Server(tmp_path_factory.mktemp("server"))
     work = server.work
     work.write("README.md", "hello\n")
-    work.write(".spillguard.toml", REPOSITORY_FILE)
+    review = ["review", "add", REVIEWED_KEY, "--repo", str(work.path), "--reason", "a fixture"]
+    assert main(review) == 0
+    work.write(".spillguard.toml", REPOSITORY_FILE)  # a client refuses its policy keys
     work.commit("base")
     work.git("checkout", "-q", "-b", "legacy")
     work.write("old.env", f"AWS_ID={LEGACY_KEY}\n")
@@ -274,6 +278,17 @@ def test_trusted_repository_file_applies_its_rules_but_not_the_policy(server: Se
         assert f".spillguard.toml on refs/heads/main: {key} is the administrator's setting" in (
             output
         )
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_reviewed_entries_on_the_default_branch_count_when_trusted(
+    server: Server, trusted: bool
+) -> None:
+    server.admin(f"repository_config = {str(trusted).lower()}\n")
+    commit(server, f"fixture-{trusted}.py", f"KEY = '{REVIEWED_KEY}'\n")
+    code, output = server.push(f"HEAD:refs/heads/reviewed-{trusted}")
+    assert (code == 0) is trusted, output
+    assert ("AWS_CLIENT_ID" in output) is not trusted
 
 
 def test_a_push_cannot_loosen_the_rules_that_judge_it(server: Server) -> None:
