@@ -42,8 +42,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,23 +111,14 @@ def cache_path(start: str | Path, environ: Mapping[str, str]) -> Path:
 
 
 def write_cache(path: Path, data: Mapping[str, Any]) -> None:
-    """Write the cache atomically (temporary file, fsync, rename), private to the user."""
+    """Write the cache atomically, in a folder private to the user."""
     import json
 
+    from spillguard.atomic import write_text_atomic
+
+    text = json.dumps({"version": CACHE_VERSION, **data}, indent=1, sort_keys=True) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed before the rename
-        "w", encoding="utf-8", dir=path.parent, prefix=".sync-cache-", delete=False
-    )
-    try:
-        with handle:
-            json.dump({"version": CACHE_VERSION, **data}, handle, indent=1, sort_keys=True)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(handle.name).replace(path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)
 
 
 def read_cache_data(path: Path) -> dict[str, Any]:
