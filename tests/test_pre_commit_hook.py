@@ -169,3 +169,19 @@ def test_hook_without_spillguard_on_path_fails_closed(hooked: GitRepo) -> None:
     )
     assert result.returncode != 0
     assert "the pre-commit hook needs spillguard on PATH" in result.stderr
+
+
+def test_sha256_repository_is_refused_with_a_clear_line(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo", object_format="sha256")
+    message = "repositories in the SHA-256 object format are not supported yet"
+    refused = spillguard("install", "pre-commit", cwd=repo.path)
+    assert (refused.returncode, message in refused.stderr) == (3, True)
+    # a hook put there another way (by hand, by the framework) blocks with that line
+    hook = repo.path / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    shutil.copy(Path(__file__).resolve().parent.parent / "hooks" / "pre-commit", hook)
+    repo.write("app.py", "x = 1\n")
+    repo.git("add", "app.py")
+    result = commit(repo)
+    assert result.returncode != 0
+    assert message in result.stderr
