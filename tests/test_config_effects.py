@@ -1,0 +1,149 @@
+"""What each key does to a real scan: one table, one throwaway repository per row."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.cli import main
+from testing.gitrepo import GitRepo
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+AWS = expand("AKIA{rand:A2:16}", "effects")
+ITK = expand("itk_{rand:Aa0:32}", "effects")
+PASSWORD = expand('password = "{rand:Aa0:14}"', "effects")
+FILES = {
+    "app/settings.py": f"aws = '{AWS}'\n{PASSWORD}\n",
+    "app/token.txt": f"token {ITK}\n",
+    "tests/fixtures/keys.txt": f"{AWS}\n",
+    "app/env.py": 'password = "${DB_PASSWORD}"\npassword = "changeme"\npassword = "k9Zq2x"\n',
+}
+CUSTOM_ITK = "[custom_rules]\nINTERNAL_TOKEN = 'itk_[A-Za-z0-9]{32}'\n"
+
+CASES = {
+    "defaults": (
+        "",
+        "",
+        ["AWS_CLIENT_ID", "AWS_CLIENT_ID", "GENERIC_PASSWORD", "GENERIC_PASSWORD"],
+    ),
+    "disabled_rules": ("disabled_rules = ['AWS_CLIENT_ID']\n", "", ["GENERIC_PASSWORD"] * 2),
+    "rules re-enables": (
+        "rules = ['AWS_CLIENT_ID']\n",
+        "disabled_rules = ['AWS_CLIENT_ID', 'GENERIC_PASSWORD']\n",
+        ["AWS_CLIENT_ID", "AWS_CLIENT_ID"],
+    ),
+    "inherit_builtin_rules": (
+        "inherit_builtin_rules = false\nrules = ['GENERIC_PASSWORD']\n",
+        "",
+        ["GENERIC_PASSWORD"] * 2,
+    ),
+    "allowlist_paths": (
+        "allowlist_paths = ['tests/fixtures/.*']\ndisabled_rules = ['GENERIC_PASSWORD']\n",
+        "",
+        ["AWS_CLIENT_ID"],
+    ),
+    "custom rule short form": (
+        CUSTOM_ITK + "\n",
+        "disabled_rules = ['AWS_CLIENT_ID', 'GENERIC_PASSWORD']\n",
+        ["INTERNAL_TOKEN"],
+    ),
+    "custom rule disabled": (
+        "[custom_rules]\nINTERNAL_TOKEN = { regexp = 'itk_[A-Za-z0-9]{32}', enabled = false }\n",
+        "disabled_rules = ['AWS_CLIENT_ID', 'GENERIC_PASSWORD']\n",
+        [],
+    ),
+    "global custom rule": ("", "disabled_rules = ['AWS_CLIENT_ID']\n" + CUSTOM_ITK, None),
+    "inherit_custom_rules": (
+        "inherit_custom_rules = false\ndisabled_rules = ['AWS_CLIENT_ID', 'GENERIC_PASSWORD']\n",
+        CUSTOM_ITK,
+        [],
+    ),
+    "placeholders and env references off": (
+        (
+            "disabled_rules = ['AWS_CLIENT_ID']\n"
+            "[generic_password]\nplaceholders = false\nenv_references = false\n"
+        ),
+        "",
+        ["GENERIC_PASSWORD"] * 4,
+    ),
+    "min_length": (
+        "disabled_rules = ['AWS_CLIENT_ID']\n[generic_password]\nmin_length = 7\n",
+        "",
+        ["GENERIC_PASSWORD"],
+    ),
+    "max_file_size": ("max_file_size = 40\n", "", ["AWS_CLIENT_ID"]),
+}
+
+
+def scan(repo: GitRepo, capsys, *extra: str) -> tuple[int, dict]:
+    code = main(["scan", "--tree", "HEAD", "--repo", str(repo.path), "--format", "json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_key_changes_what_a_scan_reports(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    repository, own, expected = CASES[case]
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    if own:
+        (tmp_path / "xdg" / "spillguard").mkdir(parents=True)
+        (tmp_path / "xdg" / "spillguard" / "config.toml").write_text(own)
+    repo = GitRepo(tmp_path / "repo")
+    for path, content in FILES.items():
+        repo.write(path, content)
+    repo.write(".spillguard.toml", repository)
+    repo.commit("files")
+    _, report = scan(repo, capsys)
+    rules = sorted(finding["rule"] for finding in report["findings"])
+    if expected is None:  # the user's custom rule applies in every repository
+        assert "INTERNAL_TOKEN" in rules
+        return
+    assert rules == sorted(expected)
+
+
+@pytest.fixture
+def leaky(repo: GitRepo) -> GitRepo:
+    repo.write("app/token.txt", f"token {ITK}\n")
+    repo.write("tests/fixtures/keys.txt", f"{AWS}\n")
+    return repo
+
+
+def test_non_blocking_custom_rule_only_warns(leaky: GitRepo, capsys) -> None:
+    leaky.write(
+        ".spillguard.toml",
+        "allowlist_paths = ['tests/.*']\n"
+        "[custom_rules]\nINTERNAL_TOKEN = { regexp = 'itk_[A-Za-z0-9]{32}', blocking = false }\n",
+    )
+    leaky.commit("warn")
+    code, report = scan(leaky, capsys)
+    assert code == 0
+    ((rule, blocking),) = [(f["rule"], f["blocking"]) for f in report["findings"]]
+    assert (rule, blocking) == ("INTERNAL_TOKEN", False)
+    _, report = scan(leaky, capsys, "--include-allowlisted")  # the flags layer
+    assert sorted(f["rule"] for f in report["findings"]) == ["AWS_CLIENT_ID", "INTERNAL_TOKEN"]
+
+
+def test_hook_mode_warn_accepts_the_commit(leaky: GitRepo, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(leaky.path)
+    leaky.git("add", "-A")
+    assert main(["hook", "pre-commit"]) == 1
+    leaky.write(".spillguard.toml", "[hook]\nmode = 'warn'\n")
+    leaky.git("add", "-A")
+    assert main(["hook", "pre-commit"]) == 0
+    assert "warn mode" in capsys.readouterr().err
+
+
+def test_include_plaintext_in_exports_governs_csv(leaky: GitRepo, capsys) -> None:
+    leaky.commit("leak")
+    main(["scan", "--tree", "HEAD", "--repo", str(leaky.path), "--format", "csv"])
+    assert AWS not in capsys.readouterr().out
+    leaky.write(".spillguard.toml", "include_plaintext_in_exports = true\n")
+    leaky.commit("plaintext exports")
+    main(["scan", "--tree", "HEAD", "--repo", str(leaky.path), "--format", "csv"])
+    assert AWS in capsys.readouterr().out
