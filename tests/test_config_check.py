@@ -206,3 +206,9 @@ def schema_keys() -> set[str]:
 
 def test_readme_table_documents_every_key_and_no_other() -> None:
     assert readme_keys() == schema_keys()
+
+
+def test_missing_repository_directory_is_a_usage_error(tmp_path: Path, capsys) -> None:
+    code, out, err = check(capsys, "--repo", str(tmp_path / "nothere"))
+    assert (code, out) == (2, "")
+    assert err == f"spillguard: error: --repo {tmp_path / 'nothere'}: not a directory\n"

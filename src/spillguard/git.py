@@ -73,10 +73,17 @@ def work_tree_root(path: str) -> str | None:
 def user_identity(path: str, environ: Mapping[str, str]) -> str:
     """``Name <email>`` as git would record an author here: the environment, then the config."""
     found = pygit2.discover_repository(path)
-    config = pygit2.Repository(found).config if found else None
+    config = pygit2.Repository(found).config if found else _global_config()
     name = environ.get("GIT_AUTHOR_NAME") or _config_value(config, "user.name")
     email = environ.get("GIT_AUTHOR_EMAIL") or _config_value(config, "user.email")
     return f"{name} <{email}>" if email else name
+
+
+def _global_config() -> pygit2.Config | None:
+    try:
+        return pygit2.Config.get_global_config()
+    except (OSError, pygit2.GitError):
+        return None  # no ~/.gitconfig: the environment alone names the user
 
 
 def _config_value(config: pygit2.Config | None, key: str) -> str:

@@ -147,9 +147,13 @@ def default_branch_file(repo: pygit2.Repository, name: str) -> RepositoryText:
     from spillguard import git
 
     data = git.file_at_head(repo, name, MAX_REPOSITORY_FILE)
+    return decoded(data, f"{name} on {repo.references['HEAD'].target}")
+
+
+def decoded(data: bytes | None, source: str) -> RepositoryText:
+    """A file read from git as (text, source); None stays None, non-UTF-8 is an error."""
     if data is None:
         return None
-    source = f"{name} on {repo.references['HEAD'].target}"
     try:
         return data.decode("utf-8"), source
     except UnicodeDecodeError:

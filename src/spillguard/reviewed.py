@@ -9,16 +9,12 @@ it applies to. A finding whose matched text hashes to an entry is not reported.
 from __future__ import annotations
 
 import dataclasses
-import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from spillguard import schema
 from spillguard.errors import ConfigError
 from spillguard.fingerprint import reviewed_digest
 from spillguard.models import ReviewedEntry
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
 
 REVIEWED_FILE = ".spillguard-reviewed.toml"
 FORMAT_VERSION = 1
@@ -61,6 +57,8 @@ class ReviewedFile:
 
 
 def new_file(source: str = REVIEWED_FILE) -> ReviewedFile:
+    import secrets  # only when a file is created: hooks never need it
+
     return ReviewedFile(salt=secrets.token_hex(16), source=source)
 
 
@@ -155,7 +153,3 @@ def _same(record: Record, digest: str, rule: str | None) -> bool:
 
 def _matches(record: Record, digest: str, rule: str | None) -> bool:
     return record.digest == digest and (rule is None or record.rule == rule)
-
-
-def records_for(reviewed: ReviewedFile, rule: str | None) -> Iterable[Record]:
-    return (record for record in reviewed.records if rule is None or record.rule == rule)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from spillguard.commands.rules import rule_dict
 from spillguard.config import REPOSITORY_FILE
-from spillguard.errors import ExitCode
+from spillguard.errors import ExitCode, UsageError
 from spillguard.loading import (
     SERVER_FILE,
     default_branch_file,
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 def run_config_check(options: ConfigCheckOptions) -> int:
     from spillguard.git import work_tree_root
 
+    if not Path(options.repo).is_dir():
+        raise UsageError(f"--repo {options.repo}: not a directory")
     bare = _is_bare(options.repo)
     root = options.repo if bare else (work_tree_root(options.repo) or options.repo)
     root = str(Path(root).resolve())

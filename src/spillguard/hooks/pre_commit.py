@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 from spillguard import git
 from spillguard.config import REPOSITORY_FILE
-from spillguard.errors import ConfigError
-from spillguard.loading import load_config
+from spillguard.loading import decoded, load_config
 from spillguard.reviewed import REVIEWED_FILE
 from spillguard.scanning import run_scan
 from spillguard.sources.staged import iter_staged, staged_text
@@ -28,13 +27,7 @@ ADVICE = (
 
 def staged_configuration(text: bytes | None, name: str = REPOSITORY_FILE) -> RepositoryText:
     """A staged configuration file as (text, source): the version being committed."""
-    if text is None:
-        return None
-    source = f"{name} (staged)"
-    try:
-        return text.decode("utf-8"), source
-    except UnicodeDecodeError:
-        raise ConfigError(f"{source}: not UTF-8 text") from None
+    return decoded(text, f"{name} (staged)")
 
 
 def run_pre_commit(
