@@ -103,3 +103,30 @@ def test_malformed_stdin_is_a_usage_error(repo: GitRepo, stdin: str) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("spillguard: error: pre-push: expected '<local ref> <sha>")
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_multi_ref_and_force_push(work) -> None:
+    repo, push = work
+    base = repo.head()
+    repo.git("checkout", "-q", "-b", "one")
+    repo.write("one.py", "x = 1\n")
+    repo.commit("clean one")
+    repo.git("checkout", "-q", "-b", "two", base)
+    repo.write("two.py", f"key = '{NEW}'\n")
+    leak = repo.commit("leak on two")
+    result = push("one", "two")
+    assert result.returncode != 0
+    (header,) = [line for line in result.stderr.splitlines() if line.startswith("commit ")]
+    assert header.startswith(f"commit {leak[:10]} ")
+    assert header.endswith(" refs/heads/two")
+    assert "scanned 2 commit(s)" in result.stderr
+    assert (remote_ref(repo, "refs/heads/one"), remote_ref(repo, "refs/heads/two")) == ("", "")
+    # rewrite the leak away and force-push: only the rewritten commit is judged
+    repo.write("two.py", "key = os.environ['KEY']\n")
+    repo.git("commit", "-q", "--amend", "-a", "--no-edit")
+    assert push("--no-verify", "two").returncode == 0
+    repo.write("two.py", "key = None\n")
+    repo.git("commit", "-q", "--amend", "-a", "--no-edit")
+    result = push("--force", "two")
+    assert result.returncode == 0, result.stderr
+    assert "scanned 1 commit(s)" in result.stderr

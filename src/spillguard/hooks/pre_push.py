@@ -140,6 +140,8 @@ def run_pre_push(
     environ = os.environ
     updates = framework_updates(environ)
     if updates is None:
+        if stdin.isatty():
+            raise UsageError("hook pre-push reads git's pre-push lines on stdin; git runs it")
         updates = parse_push_lines(stdin.read())
     remote = remote or environ.get("PRE_COMMIT_REMOTE_NAME")
     repo = git.open_from_environment()
