@@ -25,6 +25,10 @@ CHARSETS = {
     "b64u": string.ascii_letters + string.digits + "-_",
     "Aa0_": string.ascii_letters + string.digits + "_",
     "Aa0-": string.ascii_letters + string.digits + "-",
+    "Aa0_-": string.ascii_letters + string.digits + "_-",
+    "a0_-": string.ascii_lowercase + string.digits + "_-",
+    # bech32, as in age keys
+    "B32": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
 }
 _TEMPLATE = regex.compile(r"\{rand:([^:}]+):(\d+)\}")
 

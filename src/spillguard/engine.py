@@ -8,18 +8,17 @@ text never reaches a regular expression.
 
 from __future__ import annotations
 
-import bisect
 import functools
-from collections import defaultdict
 from typing import TYPE_CHECKING
 
 import regex
 
 from spillguard.allowlist import has_pragma, path_allowlisted
 from spillguard.entropy import shannon
-from spillguard.filters import password_value_rejected
+from spillguard.filters import REFERENCE_FILTERS, password_value_rejected
 from spillguard.fingerprint import finding_fingerprint, reviewed_digest
 from spillguard.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
+from spillguard.prefilter import KeywordIndex
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -31,6 +30,12 @@ LOOKAHEAD_CHARS = 512
 @functools.cache
 def _compile(regexp: str, flags: int) -> regex.Pattern[str]:
     return regex.compile(regexp, flags)
+
+
+@functools.cache
+def keyword_index(keywords_per_rule: tuple[tuple[str, ...], ...]) -> KeywordIndex:
+    """The prefilter of a rule list, built once per process for the same keywords."""
+    return KeywordIndex(keywords_per_rule)
 
 
 def compiled(rule: Rule) -> regex.Pattern[str]:
@@ -50,11 +55,7 @@ class Scanner:
         self.rules = tuple(rule for rule in ruleset.rules if rule.enabled)
         self.errors: list[RuleError] = []
         self._broken: set[str] = set()
-        self._keywordless = tuple(i for i, rule in enumerate(self.rules) if not rule.keywords)
-        self._by_keyword: dict[str, list[int]] = defaultdict(list)
-        for index, rule in enumerate(self.rules):
-            for keyword in rule.keywords:
-                self._by_keyword[keyword].append(index)
+        self._index = keyword_index(tuple(rule.keywords for rule in self.rules))
 
     def path_allowlisted(self, path: str) -> bool:
         return path_allowlisted(path, self.ruleset.allowlist_paths)
@@ -77,43 +78,22 @@ class Scanner:
         return findings
 
     def _candidates(self, text: str) -> Iterator[tuple[_Line, list[int]]]:
-        """Lines that hold a keyword of some rule, with those rules' indexes in order."""
+        """Lines where some rule can match, with those rules' indexes in order."""
         if not text:
             return
         starts = _line_starts(text)
         lowered = text.lower()
-        if len(lowered) != len(text):
-            # Some non-ASCII characters change length when lowered; positions would
-            # drift, so lower each line on its own (rare, and still correct).
-            yield from self._candidates_by_line(text, starts)
+        if len(lowered) == len(text):
+            for line, rule_indexes in self._index.candidates(lowered, starts).items():
+                yield _Line(text, starts, line), rule_indexes
             return
-        per_line: dict[int, set[int]] = defaultdict(set)
-        for keyword, rule_indexes in self._by_keyword.items():
-            position = lowered.find(keyword)
-            while position != -1:
-                line = bisect.bisect_right(starts, position) - 1
-                per_line[line].update(rule_indexes)
-                next_start = starts[line + 1] if line + 1 < len(starts) else len(text)
-                position = lowered.find(keyword, next_start)
-        lines = range(len(starts)) if self._keywordless else sorted(per_line)
-        for line in lines:
-            indexes = sorted(per_line.get(line, set()).union(self._keywordless))
-            if indexes:
-                yield _Line(text, starts, line), indexes
-
-    def _candidates_by_line(
-        self, text: str, starts: list[int]
-    ) -> Iterator[tuple[_Line, list[int]]]:
+        # Some non-ASCII characters change length when lowered; positions would
+        # drift, so lower each line on its own (rare, and still exact).
         for line in range(len(starts)):
             current = _Line(text, starts, line)
-            lowered = current.text.lower()
-            indexes = [
-                index
-                for index, rule in enumerate(self.rules)
-                if not rule.keywords or any(keyword in lowered for keyword in rule.keywords)
-            ]
-            if indexes:
-                yield current, indexes
+            rule_indexes = self._index.line_candidates(current.text.lower())
+            if rule_indexes:
+                yield current, rule_indexes
 
     def _judge_line(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int]
@@ -157,9 +137,7 @@ class Scanner:
         """Filters that turn a regex match into no match (placeholders, low entropy...)."""
         if not match.group(0):
             return False
-        secret = match.group(rule.secret_group) if rule.secret_group else match.group(0)
-        if secret is None:
-            return False
+        secret = _secret(rule, match)
         if rule.stopwords:
             lowered = secret.lower()
             if any(word in lowered for word in rule.stopwords):
@@ -168,10 +146,12 @@ class Scanner:
             return False
         if rule.min_entropy and shannon(secret) < rule.min_entropy:
             return False
-        return not (
-            rule.value_filter == "password"
-            and password_value_rejected(secret, self.ruleset.password_filters)
+        if rule.value_filter is None:
+            return True
+        settings = (
+            self.ruleset.password_filters if rule.value_filter == "password" else REFERENCE_FILTERS
         )
+        return not password_value_rejected(secret, settings)
 
     def _reviewed(self, finding: Finding) -> bool:
         entries = self.ruleset.reviewed
@@ -199,6 +179,8 @@ class _Line:
         self.index = index
         self.start = starts[index]
         end = starts[index + 1] - 1 if index + 1 < len(starts) else len(whole)
+        if end > self.start and whole[end - 1] == "\n":
+            end -= 1  # the last line's own newline
         if end > self.start and whole[end - 1] == "\r":
             end -= 1
         self.end = end
@@ -219,7 +201,7 @@ def _line_starts(text: str) -> list[int]:
 def _finding(fragment: Fragment, line: _Line, rule: Rule, match: regex.Match[str]) -> Finding:
     start, end = match.span()
     match_text = line.text[start:end]
-    secret_start, secret_end = match.span(rule.secret_group or 0)
+    secret_start, secret_end = _secret_span(rule, match)
     truncated = len(line.text) > MAX_LINE_LENGTH
     text = match_text if truncated else line.text
     offset = 0 if truncated else start
@@ -240,6 +222,24 @@ def _finding(fragment: Fragment, line: _Line, rule: Rule, match: regex.Match[str
         ref=fragment.ref,
         allowlisted=has_pragma(line.text),
     )
+
+
+def _secret_span(rule: Rule, match: regex.Match[str]) -> tuple[int, int]:
+    """Where the secret group matched; the whole match when it took no part in it.
+
+    A rule whose alternatives name the secret in only some of them (a bare token
+    or an assignment of it) judges the whole match for the others.
+    """
+    if rule.secret_group:
+        span: tuple[int, int] = match.span(rule.secret_group)
+        if span[0] != -1:
+            return span
+    return match.span()
+
+
+def _secret(rule: Rule, match: regex.Match[str]) -> str:
+    start, end = _secret_span(rule, match)
+    return match.string[start:end]
 
 
 def _replace_allowlisted(finding: Finding) -> Finding:

@@ -1,34 +1,51 @@
-"""Value filters for generic assignment rules: environment references and placeholders.
+"""Value filters for generic assignment rules: references and placeholders. Pure functions.
 
 These are the GENERIC_PASSWORD settings the hosted variant exposes, each switchable
-through :class:`~spillguard.models.PasswordFilters`.
+through :class:`~spillguard.models.PasswordFilters` (``[generic_password]`` in the
+configuration): ``env_references`` drops values that only say where the secret
+comes from at run time (an environment variable, a template variable, a secret
+store, or a variable of the program), ``placeholders`` drops values that stand
+where a real one will go, and ``min_length`` drops values too short to matter.
+The other generic rules (``value_filter = "reference"``) apply both filters always.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import regex
 
-if TYPE_CHECKING:
-    from spillguard.models import PasswordFilters
+from spillguard.models import PasswordFilters
 
 # A value that only names where the secret comes from at run time.
 _ENV_REFERENCE = regex.compile(
     r"""
-    ^\$\{\{?[^}]*\}?\}$                     # ${X}, ${{ secrets.X }}
+    ^\$\{\{?[^}]*\}?\}$                     # ${X}, ${X:-default}, ${{ secrets.X }}
     | ^\$[A-Za-z_][A-Za-z0-9_]*$            # $X
     | ^\$\(.*\)$                            # $(command)
-    | ^%\([A-Za-z_][A-Za-z0-9_]*\)[sd]$     # %(x)s
+    | ^%\([A-Za-z_][A-Za-z0-9_]*\)[sdr]$    # %(x)s
+    | ^%[sdr]$                              # %s
     | ^%[A-Za-z_][A-Za-z0-9_]*%$            # %X% (Windows)
+    | ^@[A-Za-z_][A-Za-z0-9_]*@$            # @X@ (autoconf, Maven filtering)
     | ^\{\{.*\}\}$                          # {{X}}, {{ .Values.x }}
-    | ^\{[A-Za-z_][A-Za-z0-9_.]*\}$         # {x} (format strings)
+    | ^\{[A-Za-z0-9_][^{}]*\}$              # {x}, {0}, {x:>8} (format fields)
     | ^\#\{.*\}$                            # #{x} (Ruby, Spring)
     | ^<%=?.*%>$                            # <%= x %> (ERB)
-    | os\.environ | os\.getenv | getenv\s*\( | process\.env
-    | System\.getenv | Environment\.GetEnvironmentVariable
-    | \bENV\s*\[ | \bENV\.fetch | env::var | \$ENV\{ | \benv\(
-    | secrets\.[A-Za-z_] | vault:|\bssm:|\bawssm:
+    | ^!vault\b                             # an Ansible Vault value
+    | (?i:os\.environ | os\.getenv | \bgetenv\s*\( | process\.env\b
+    | \bSystem\.getenv | Environment\.GetEnvironmentVariable
+    | \bENV\s*\[ | \bENV\.fetch | \benv::var | \$ENV\{ | \benv\s*\( | \bEnv\.get
+    | \bsecrets\.[A-Za-z_] | \bvault: | \bssm: | \bawssm: | \bkeyring\.get)
+    """,
+    regex.VERBOSE,
+)
+
+# An unquoted value that is code: a call, a subscript, an attribute chain, or a
+# plain lower-case variable name (``password = new_password``). A literal
+# password in a .env file mixes in digits, capitals or symbols.
+_CODE_REFERENCE = regex.compile(
+    r"""
+    ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]    # f(, a.b(, x[
+    | ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$      # a.b.c, A::B
+    | ^[a-z_]+$ | ^[a-z]+(?:[A-Z][a-z]+)+$                    # new_password, newPassword
     """,
     regex.VERBOSE,
 )
@@ -36,20 +53,27 @@ _ENV_REFERENCE = regex.compile(
 # A value that stands where a real one will go.
 _PLACEHOLDER = regex.compile(
     r"""
-    ^[*xX#.•_-]+$                           # ********, xxxx, ...., ____
-    | ^<[^<>]*>$ | ^\[[^\[\]]*\]$           # <your password>, [REDACTED]
-    | ^(?:change[-_ ]?me|changeit|password|passw(?:or)?d|passwd|pass|pwd|secret|
+    ^(.)\1*$                                # ********, xxxx, ...., 0000 (one repeated character)
+    | ^[*xX#.•_-]+$
+    | ^<[^<>]*>$ | ^\[[^\[\]]*\]$ | ^\(\w[^()]*\)$   # <your password>, [REDACTED], (hidden)
+    | ^(?:change[-_ ]?(?:me|it|this)|password\d?|passw(?:or)?d|pass|pwd|secret|
           redacted|removed|hidden|masked|placeholder|example|sample|dummy|fake|
           test|testing|none|null|nil|undefined|true|false|empty|todo|tbd|fixme|
-          your[-_ ]?\w*|my[-_ ]?password|enter[-_ ]?\w*|insert[-_ ]?\w*|
-          foo|bar|baz|foobar|abc123|123456|qwerty|admin|root|user|username|
-          secret[-_]?key|api[-_]?key|token|value|string|str|default)$
-    | ^(?:your|my|some|the|a)[-_ ]\w+
+          your[-_ ]?\w*|my[-_ ]?password|enter[-_ ]?\w*|insert[-_ ]?\w*|put[-_ ]?\w*|
+          foo|bar|baz|foobar|abc123|123456\d*|12345678|qwerty|admin|root|user|username|
+          secret[-_]?key|api[-_]?key|token|value|string|str|default|required|optional|
+          letmein|hunter2|s3cr3t|p@ssw0rd|passw0rd|xyz|xxx\w*|na|n/a|unknown|unset|
+          not[-_ ]?set|replace[-_ ]?me|fill[-_ ]?me[-_ ]?in|set[-_ ]?me|override[-_ ]?me)$
+    | ^(?:your|my|some|the|enter|insert|replace)[-_ ]\w+
+    | \.\.\.$ | ^\.\.\.                     # abc..., ...xyz (elided)
     """,
     regex.VERBOSE | regex.IGNORECASE,
 )
 
 _QUOTES = "\"'`"
+
+#: The always-on filters of the other generic rules.
+REFERENCE_FILTERS = PasswordFilters(min_length=0)
 
 
 def unquote(value: str) -> str:
@@ -59,20 +83,29 @@ def unquote(value: str) -> str:
     return value
 
 
+def is_quoted(value: str) -> bool:
+    return unquote(value) != value
+
+
 def is_env_reference(value: str) -> bool:
-    return _ENV_REFERENCE.search(unquote(value).strip()) is not None
+    """True for a value that names a variable, a template field or a secret store."""
+    stripped = unquote(value).strip()
+    if _ENV_REFERENCE.search(stripped) is not None:
+        return True
+    return not is_quoted(value) and _CODE_REFERENCE.search(stripped) is not None
 
 
 def is_placeholder(value: str) -> bool:
+    """True for an empty value or one that stands where a real one will go."""
     stripped = unquote(value).strip()
     return not stripped or _PLACEHOLDER.search(stripped) is not None
 
 
 def password_value_rejected(value: str, settings: PasswordFilters) -> bool:
-    """True when a GENERIC_PASSWORD value is not a secret under ``settings``."""
+    """True when a generic rule's value is not a secret under ``settings``."""
     stripped = unquote(value).strip()
     if len(stripped) < settings.min_length:
         return True
-    if settings.env_references and is_env_reference(stripped):
+    if settings.env_references and is_env_reference(value):
         return True
-    return settings.placeholders and is_placeholder(stripped)
+    return settings.placeholders and is_placeholder(value)

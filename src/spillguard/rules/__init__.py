@@ -20,18 +20,31 @@ BUILTIN_RULE: dict[str, schema.Key] = {
     "name": schema.Key(str, "an UPPER_SNAKE_CASE name"),
     "description": schema.Key(str, "a string", ""),
     "regexp": schema.Key(str, "a regular expression"),
+    # Or, for the common "NAME = value" shape: a regex of the names around the
+    # assignment and one of the value; the loader joins them (ASSIGNMENT).
+    "context": schema.Key(str, "a regular expression of names"),
+    "value": schema.Key(str, "a regular expression of the secret value"),
     "keywords": schema.Key(list, "a list of strings", (), item=str),
     "enabled": schema.Key(bool, "true or false", True),
     "secret_group": schema.Key(str, "a group name"),
     "min_entropy": schema.Key(*_FLOAT, 0.0),
     "stopwords": schema.Key(list, "a list of strings", (), item=str),
     "allow": schema.Key(list, "a list of regular expressions", (), item=str),
-    "value_filter": schema.Key(str, '"password"', None, ("password",)),
+    "value_filter": schema.Key(str, '"password" or "reference"', None, ("password", "reference")),
     "lookahead": schema.Key(bool, "true or false", False),
     # Examples proven by the test suite; ``{rand:CHARSET:N}`` is expanded at test time.
     "tp": schema.Key(list, "a list of strings", (), item=str),
     "fp": schema.Key(list, "a list of strings", (), item=str),
 }
+
+
+#: How a ``context``/``value`` rule is spelled out: the context word, up to 20
+#: more name characters, an assignment operator of some language or format, an
+#: optional quote, then the value, which must end at a delimiter.
+ASSIGNMENT = (
+    r"(?i)(?:{context})[ \t\w.-]{{0,30}}?[\s'\"]{{0,3}}(?:=|>|:{{1,3}}=|\|\||:|=>|\?=|,)"
+    r"[\x60'\"\s=]{{0,5}}(?P<secret>{value})(?=[\x60'\"\s;,)\]}}<]|\\[nr]|$)"
+)
 
 
 def builtin_table() -> list[dict[str, Any]]:
@@ -50,6 +63,7 @@ def builtin_rules() -> tuple[Rule, ...]:
 def _rule(spec: dict[str, Any]) -> Rule:
     where = f"{BUILTIN_FILE}: rule {spec.get('name', '?')}"
     schema.check_table(spec, BUILTIN_RULE, where)
+    regexp, secret_group = _regexp(spec, where)
     try:
         allow = tuple(regex.compile(item) for item in spec.get("allow", ()))
     except regex.error as error:
@@ -59,16 +73,25 @@ def _rule(spec: dict[str, Any]) -> Rule:
     return Rule(
         name=spec["name"],
         kind="builtin",
-        regexp=spec["regexp"],
+        regexp=regexp,
         description=spec.get("description", ""),
         keywords=tuple(keyword.lower() for keyword in spec.get("keywords", ())),
         enabled=spec.get("enabled", True),
         blocking=True,
         source="builtin",
-        secret_group=spec.get("secret_group"),
+        secret_group=secret_group,
         min_entropy=float(spec.get("min_entropy", 0.0)),
         stopwords=tuple(word.lower() for word in spec.get("stopwords", ())),
         allow=allow,
         value_filter=spec.get("value_filter"),
         lookahead=spec.get("lookahead", False),
     )
+
+
+def _regexp(spec: dict[str, Any], where: str) -> tuple[str, str | None]:
+    """The rule's pattern and secret group, spelled out from context/value if given."""
+    if "regexp" in spec:
+        return spec["regexp"], spec.get("secret_group")
+    if "context" in spec and "value" in spec:
+        return ASSIGNMENT.format(context=spec["context"], value=spec["value"]), "secret"
+    raise ConfigError(f"{where}: needs regexp, or context and value")

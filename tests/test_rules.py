@@ -1,0 +1,75 @@
+"""Every built-in rule proves itself with its own true- and false-positive examples."""
+
+from __future__ import annotations
+
+import pytest
+import regex
+
+from spillguard.engine import Scanner, compiled
+from spillguard.models import Fragment, RuleSet
+from spillguard.rules import builtin_rules, builtin_table
+from testing.tokens import expand
+
+TABLE = builtin_table()
+EXAMPLES = [
+    pytest.param(spec["name"], kind, number, template, id=f"{spec['name']}-{kind}{number}")
+    for spec in TABLE
+    for kind in ("tp", "fp")
+    for number, template in enumerate(spec.get(kind, ()))
+]
+
+
+@pytest.fixture(scope="module")
+def scanner() -> Scanner:
+    return Scanner(RuleSet(rules=builtin_rules()))
+
+
+def findings_of(scanner: Scanner, text: str) -> list[tuple[str, int, str]]:
+    found = scanner.scan(Fragment(path="example.txt", text=text))
+    assert not scanner.errors
+    return [(finding.rule, finding.line, finding.match_text) for finding in found]
+
+
+@pytest.mark.parametrize(("name", "kind", "number", "template"), EXAMPLES)
+def test_rule_example(scanner: Scanner, name: str, kind: str, number: int, template: str) -> None:
+    text = expand(template, f"{name}-{number}")
+    found = findings_of(scanner, text)
+    if kind == "tp":
+        # The first line is this rule's, judged against every built-in rule in order.
+        assert [rule for rule, line, _ in found if line == 1] == [name], text
+    else:
+        assert found == [], text
+
+
+def test_every_rule_compiles_and_has_its_examples() -> None:
+    for spec, rule in zip(TABLE, builtin_rules(), strict=True):
+        assert compiled(rule).search("") is None, rule.name
+        assert spec.get("tp"), f"{rule.name} has no true-positive example"
+        assert spec.get("fp"), f"{rule.name} has no false-positive example"
+
+
+def test_at_least_150_rules_with_unique_upper_snake_case_names() -> None:
+    rules = builtin_rules()
+    names = [rule.name for rule in rules]
+    assert len(names) >= 150
+    assert len(set(names)) == len(names)
+    assert all(regex.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*", name) for name in names)
+    assert all(rule.keywords and rule.description for rule in rules)
+    assert {
+        "AWS_CLIENT_ID",
+        "AWS_MWS_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "GENERIC_PASSWORD",
+        "RSA_PRIVATE_KEY",
+        "SSH_PRIVATE_KEY",
+    } <= set(names)
+
+
+def test_keywords_are_lowercase_and_every_match_contains_one() -> None:
+    """The prefilter is only exact when each rule's matches hold one of its keywords."""
+    for spec, rule in zip(TABLE, builtin_rules(), strict=True):
+        assert all(word == word.lower() for word in spec.get("keywords", ())), rule.name
+        for number, template in enumerate(spec.get("tp", ())):
+            match = compiled(rule).search(expand(template, f"{rule.name}-{number}"))
+            assert match is not None, rule.name
+            assert any(word in match.group(0).lower() for word in rule.keywords), rule.name
