@@ -70,3 +70,10 @@ def test_catastrophic_rule_is_a_rule_error_and_the_scan_goes_on():
     assert [f.rule for f in findings] == ["FINE"]
     assert [e.rule for e in scanner.errors] == ["SLOW"]
     assert "SLOW" in scanner.errors[0].message
+
+
+def test_the_last_lines_newline_is_not_part_of_its_text():
+    findings = scan("a\ntok_abc\r\n", rule("T", r"tok_[a-z]+"))
+    assert [(f.line, f.text) for f in findings] == [(2, "tok_abc")]
+    (finding,) = scan("tok_abc\n", rule("T", r"tok_\w+$"))
+    assert finding.text == "tok_abc"

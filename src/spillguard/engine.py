@@ -15,7 +15,7 @@ import regex
 
 from spillguard.allowlist import has_pragma, path_allowlisted
 from spillguard.entropy import shannon
-from spillguard.filters import REFERENCE_FILTERS, password_value_rejected
+from spillguard.filters import REFERENCE_FILTERS, is_sequential, password_value_rejected
 from spillguard.fingerprint import finding_fingerprint, reviewed_digest
 from spillguard.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
 from spillguard.prefilter import KeywordIndex
@@ -138,13 +138,7 @@ class Scanner:
         if not match.group(0):
             return False
         secret = _secret(rule, match)
-        if rule.stopwords:
-            lowered = secret.lower()
-            if any(word in lowered for word in rule.stopwords):
-                return False
-        if any(pattern.search(secret) for pattern in rule.allow):
-            return False
-        if rule.min_entropy and shannon(secret) < rule.min_entropy:
+        if not _plausible(rule, secret):
             return False
         if rule.value_filter is None:
             return True
@@ -222,6 +216,20 @@ def _finding(fragment: Fragment, line: _Line, rule: Rule, match: regex.Match[str
         ref=fragment.ref,
         allowlisted=has_pragma(line.text),
     )
+
+
+def _plausible(rule: Rule, secret: str) -> bool:
+    """False when the rule's stopwords, allow patterns or entropy floor rule the secret out."""
+    if rule.stopwords:
+        lowered = secret.lower()
+        if any(word in lowered for word in rule.stopwords):
+            return False
+    if any(pattern.search(secret) for pattern in rule.allow):
+        return False
+    if rule.min_entropy and shannon(secret) < rule.min_entropy:
+        return False
+    # ABCDEFGHIJKLMNOP in a built-in rule's match is a made-up example, not a key.
+    return rule.kind != "builtin" or not is_sequential(secret)
 
 
 def _secret_span(rule: Rule, match: regex.Match[str]) -> tuple[int, int]:

@@ -24,12 +24,15 @@ _ENV_REFERENCE = regex.compile(
     | ^%\([A-Za-z_][A-Za-z0-9_]*\)[sdr]$    # %(x)s
     | ^%[sdr]$                              # %s
     | ^%[A-Za-z_][A-Za-z0-9_]*%$            # %X% (Windows)
-    | ^@[A-Za-z_][A-Za-z0-9_]*@$            # @X@ (autoconf, Maven filtering)
+    | ^@[A-Za-z_][A-Za-z0-9_.-]*@$          # @X@, @db.password@ (autoconf, Maven)
     | ^\{\{.*\}\}$                          # {{X}}, {{ .Values.x }}
     | ^\{[A-Za-z0-9_][^{}]*\}$              # {x}, {0}, {x:>8} (format fields)
     | ^\#\{.*\}$                            # #{x} (Ruby, Spring)
     | ^<%=?.*%>$                            # <%= x %> (ERB)
     | ^!vault\b                             # an Ansible Vault value
+    | ^[a-z][a-z0-9+.-]*://\S+$ | ^(?:~|\.{1,2})?/[\w./-]+$   # a URL or a file path
+    | \$\{[^}]*\} | \{\{.*?\}\}               # a template field inside the value
+    | \{[A-Za-z_][A-Za-z0-9_.]*(?:[:!][^{}]*)?(?:\}|$)     # {x}, {x:>8}; cut at "}" when unquoted
     | (?i:os\.environ | os\.getenv | \bgetenv\s*\( | process\.env\b
     | \bSystem\.getenv | Environment\.GetEnvironmentVariable
     | \bENV\s*\[ | \bENV\.fetch | \benv::var | \$ENV\{ | \benv\s*\( | \bEnv\.get
@@ -46,6 +49,7 @@ _CODE_REFERENCE = regex.compile(
     ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]    # f(, a.b(, x[
     | ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$      # a.b.c, A::B
     | ^[a-z_]+$ | ^[a-z]+(?:[A-Z][a-z]+)+$                    # new_password, newPassword
+    | ^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$                         # DB_PASSWORD (a constant)
     """,
     regex.VERBOSE,
 )
@@ -65,6 +69,7 @@ _PLACEHOLDER = regex.compile(
           letmein|hunter2|s3cr3t|p@ssw0rd|passw0rd|xyz|xxx\w*|na|n/a|unknown|unset|
           not[-_ ]?set|replace[-_ ]?me|fill[-_ ]?me[-_ ]?in|set[-_ ]?me|override[-_ ]?me)$
     | ^(?:your|my|some|the|enter|insert|replace)[-_ ]\w+
+    | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|password|changeme)[\w!@\#$%.-]*$
     | \.\.\.$ | ^\.\.\.                     # abc..., ...xyz (elided)
     """,
     regex.VERBOSE | regex.IGNORECASE,
@@ -74,6 +79,21 @@ _QUOTES = "\"'`"
 
 #: The always-on filters of the other generic rules.
 REFERENCE_FILTERS = PasswordFilters(min_length=0)
+
+
+# Runs of the alphabet or of the digits: typed by hand, never generated.
+_SEQUENCES = ("abcdefghijklmnopqrstuvwxyz", "0123456789")
+_SEQUENCE_RUN = 8
+
+
+def is_sequential(secret: str) -> bool:
+    """True when the secret holds a run of 8 letters or digits in order (ABCDEFGH, 12345678)."""
+    lowered = secret.lower()
+    return any(
+        sequence[start : start + _SEQUENCE_RUN] in lowered
+        for sequence in _SEQUENCES
+        for start in range(len(sequence) - _SEQUENCE_RUN + 1)
+    )
 
 
 def unquote(value: str) -> str:

@@ -1,0 +1,130 @@
+"""Near misses that look like secrets and are not: none of them may be reported."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import random
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from spillguard.engine import Scanner
+from spillguard.models import Fragment, RuleSet
+from spillguard.rules import builtin_rules
+from testing.tokens import expand
+
+ROOT = Path(__file__).resolve().parent.parent
+RNG = random.Random("precision")  # noqa: S311 - test data, not cryptography
+
+
+def digest(seed: str, kind: str = "sha512") -> bytes:
+    return hashlib.new(kind, seed.encode()).digest()
+
+
+def b64(seed: str, kind: str = "sha512") -> str:
+    return base64.b64encode(digest(seed, kind)).decode()
+
+
+def hexdigest(seed: str, kind: str = "sha1") -> str:
+    return hashlib.new(kind, seed.encode()).hexdigest()
+
+
+UUID = str(uuid.UUID(int=RNG.getrandbits(128)))
+SHA = hexdigest("commit")
+PNG = base64.b64encode(
+    b"\x89PNG\r\n\x1a\n" + bytes(RNG.getrandbits(8) for _ in range(300))
+).decode()
+
+NEAR_MISSES = {
+    "uuid": f'request_id = "{UUID}"',
+    "uuid in json": f'{{"id": "{UUID}", "tenantId": "{UUID}"}}',
+    "uuid api key": f'api_key = "{UUID}"',
+    "git sha": f"commit {SHA}",
+    "git sha assigned": f'revision: "{SHA}"',
+    "short sha": f"Merge {SHA[:7]} into main",
+    "sha256": f"sha256 = {hexdigest('a', 'sha256')}",
+    "docker digest": f"image: python@sha256:{hexdigest('img', 'sha256')}",
+    "npm integrity": f'"integrity": "sha512-{b64("pkg")}",',
+    "npm resolved": '"resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz",',
+    "yarn.lock": f"  integrity sha512-{b64('yarn')}",
+    "pnpm-lock": f"    resolution: {{integrity: sha512-{b64('pnpm')}}}",
+    "poetry.lock": f'    {{file = "requests-2.31.0-py3-none-any.whl", hash = "sha256:{hexdigest("p", "sha256")}"}},',
+    "requirements hash": f"requests==2.31.0 --hash=sha256:{hexdigest('r', 'sha256')}",
+    "go.sum": f"golang.org/x/text v0.14.0 h1:{b64('go', 'sha256')}",
+    "cargo.lock": f'checksum = "{hexdigest("c", "sha256")}"',
+    "gemfile.lock": "    rails (7.1.2)",
+    "data uri": f'<img src="data:image/png;base64,{PNG}">',
+    "css data uri": f"background: url(data:image/png;base64,{PNG});",
+    "hex colour": "color: #a1b2c3; background-color: #FFFFFF;",
+    "aws example id": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "aws example secret": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "stripe test key": expand("stripe.api_key = 'sk_test_{rand:Aa0:24}'", "stripe"),
+    "stripe publishable": expand("STRIPE_PUBLISHABLE_KEY=pk_live_{rand:Aa0:24}", "pk"),
+    "made-up aws id": "AKIAABCDEFGHIJKLMNOP",
+    "password placeholder": 'password = "<your password here>"',
+    "password masked": "password: ********",
+    "password from env": "DB_PASSWORD=${DB_PASSWORD}",
+    "github actions secret": "token: ${{ secrets.GITHUB_TOKEN }}",
+    "helm value": "password: {{ .Values.postgresql.password | quote }}",
+    "python code": "password = request.form.get('password')",
+    "go code": 'password := os.Getenv("DB_PASSWORD")',
+    "rust code": 'let password = env::var("DB_PASSWORD")?;',
+    "java code": 'String password = System.getenv("DB_PASSWORD");',
+    "ruby code": "password = ENV.fetch('DB_PASSWORD')",
+    "js code": "const password = process.env.DB_PASSWORD;",
+    "type annotation": "password: str",
+    "password prompt": 'password = getpass.getpass("Password: ")',
+    "form field": '<input type="password" name="password" id="password">',
+    "csrf token": f'<meta name="csrf-token" content="{b64("csrf", "sha256")}">',
+    "base64 in test": f'expected = "{b64("data")}"',
+    "jwt header only": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+    "public key": f"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b64('pub', 'sha256')[:43]} me@host",
+    "certificate": "-----BEGIN CERTIFICATE-----",
+    "key in code": 'if pem.startswith("-----BEGIN RSA PRIVATE KEY-----"):',
+    "version": "version = 1.2.3",
+    "url, no password": "https://user@example.com/repo.git",
+    "localhost db": "postgres://postgres:postgres@localhost:5432/test",
+    "k8s secret ref": "secretKeyRef: {name: db, key: password}",
+    "primary key": "id = models.AutoField(primary_key=True)",
+    "sort key": f'sort_key = "{hexdigest("s", "md5")}"',
+}
+
+
+@pytest.fixture(scope="module")
+def scanner() -> Scanner:
+    return Scanner(RuleSet(rules=builtin_rules()))
+
+
+@pytest.mark.parametrize("line", NEAR_MISSES.values(), ids=NEAR_MISSES.keys())
+def test_near_miss_is_not_reported(scanner: Scanner, line: str) -> None:
+    findings = scanner.scan(Fragment(path="app/settings.txt", text=line + "\n"))
+    assert [(f.rule, f.match_text) for f in findings] == []
+
+
+def test_lockfiles_are_not_reported(scanner: Scanner) -> None:
+    lock = "\n".join(
+        f'    "node_modules/pkg{n}": {{\n      "version": "1.0.{n}",\n'
+        f'      "resolved": "https://registry.npmjs.org/pkg{n}/-/pkg{n}-1.0.{n}.tgz",\n'
+        f'      "integrity": "sha512-{b64(str(n))}"\n    }},'
+        for n in range(200)
+    )
+    assert scanner.scan(Fragment(path="package-lock.json", text=lock)) == []
+
+
+def test_this_repository_reports_nothing() -> None:
+    """Dogfood: spillguard's own source, tests and fixtures hold no secret."""
+    paths = [str(ROOT / name) for name in ("src", "tests", "testing", "README.md")]
+    paths += [
+        str(ROOT / name) for name in ("sample-config", "bench", "hooks") if (ROOT / name).exists()
+    ]
+    result = subprocess.run(
+        [sys.executable, "-m", "spillguard", "scan", "--files", *paths],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

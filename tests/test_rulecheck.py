@@ -1,0 +1,77 @@
+"""Custom rules: Java syntax accepted where ``regex`` understands it, bad rules refused by name."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.cli import main
+from spillguard.rulecheck import RuleValidationError, compile_custom
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (r"itk_[A-Za-z0-9]{8}+", "x = itk_Ab3dEf9h"),  # possessive quantifier
+        (r"\p{Lu}{3}_\p{Alnum}{6}", "KEY_ab12cd"),  # \p{...} classes
+        (r"(?<prefix>itk)_(?<body>\d{4})", "itk_1234"),  # Java named groups
+        (r"(?i)ITK_[a-z]{4}", "itk_abcd"),  # inline flag
+        (r"\QTOKEN=\E[a-f0-9]{8}", "TOKEN=deadbeef"),  # quoting
+        (r"(?<t>tk)_\k<t>\d{3}", "tk_tk123"),  # named back-reference
+        (r"(?>itk|itk_)\d{4}", "itk1234"),  # atomic group
+    ],
+)
+def test_java_constructs_are_accepted(pattern: str, text: str) -> None:
+    assert compile_custom("MY_RULE", pattern).search(text) is not None
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        (r"tok_(", "does not compile"),
+        (r"\p{javaLowerCase}{8}", "unsupported construct .*javaLowerCase.*: Java-only"),
+        (r"(?c)tok", "CANON_EQ"),
+        (r"x*", "matches the empty string"),
+        (r"[a-z]+", "too broad"),
+        (r"\w", "too broad"),
+    ],
+)
+def test_bad_custom_rules_are_refused_naming_rule_and_reason(pattern: str, reason: str) -> None:
+    with pytest.raises(RuleValidationError, match=reason) as raised:
+        compile_custom("MY_RULE", pattern)
+    assert "custom rule MY_RULE" in str(raised.value)
+
+
+def test_invalid_custom_rule_in_config_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "admin.toml"
+    config.write_text("[custom_rules]\nBROKEN = 'tok_('\n")
+    assert main(["scan", "--files", str(tmp_path), "--config", str(config)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "BROKEN" in err[0]
+    assert err[0].startswith("spillguard: error:")
+
+
+def test_catastrophic_custom_rule_is_a_rule_error_and_the_scan_goes_on(
+    tmp_path: Path, capsys
+) -> None:
+    config = tmp_path / "admin.toml"
+    config.write_text("max_rule_timeout = 0.5\n[custom_rules]\nSLOW = '(a+)+$'\n")
+    files = tmp_path / "src"
+    files.mkdir()
+    (files / "a.txt").write_text("a" * 50_000 + "!\n" + "b" * 50_000 + "!\n")
+    key = expand("AKIA{rand:A2:16}", "slow")
+    (files / "b.txt").write_text(f"aws_key = {key}\n")
+    code = main(["scan", "--files", str(files), "--config", str(config), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert [finding["rule"] for finding in report["findings"]] == ["AWS_CLIENT_ID"]
+    (error,) = report["errors"]
+    assert error["rule"] == "SLOW"
+    assert "time budget" in error["message"]
