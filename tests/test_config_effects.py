@@ -17,11 +17,12 @@ if TYPE_CHECKING:
 AWS = expand("AKIA{rand:A2:16}", "effects")
 ITK = expand("itk_{rand:Aa0:32}", "effects")
 PASSWORD = expand('password = "{rand:Aa0:14}"', "effects")
+SHORT_PASSWORD = expand('password = "{rand:Aa0:6}"', "effects-short")
 FILES = {
     "app/settings.py": f"aws = '{AWS}'\n{PASSWORD}\n",
     "app/token.txt": f"token {ITK}\n",
     "tests/fixtures/keys.txt": f"{AWS}\n",
-    "app/env.py": 'password = "${DB_PASSWORD}"\npassword = "changeme"\npassword = "k9Zq2x"\n',
+    "app/env.py": f'password = "${{DB_PASSWORD}}"\npassword = "changeme"\n{SHORT_PASSWORD}\n',
 }
 CUSTOM_ITK = "[custom_rules]\nINTERNAL_TOKEN = 'itk_[A-Za-z0-9]{32}'\n"
 
