@@ -11,7 +11,6 @@ The rules of precedence, as on the server app:
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from typing import TYPE_CHECKING, Any
 
 from spillguard import schema
@@ -182,6 +181,8 @@ class Resolution:
             table[name] = dataclasses.replace(table[name], enabled=enabled, source=source)
 
     def _hint(self, name: str) -> str:
+        import difflib  # only for a misspelt name
+
         known = [*self.builtin, *self.global_custom, *self.repo_custom]
         close = difflib.get_close_matches(name, known, n=1)
         return f" (did you mean {close[0]}?)" if close else ""

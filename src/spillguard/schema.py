@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from typing import Any, cast
 
 from spillguard.errors import ConfigError
@@ -100,6 +99,8 @@ def check_table(table: dict[str, Any], keys: dict[str, Key], where: str) -> dict
     for name, value in table.items():
         key = keys.get(name)
         if key is None:
+            import difflib  # only on an error: hooks load configuration on every commit
+
             close = difflib.get_close_matches(name, keys, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"{where}: unknown key {name!r}{hint}")
