@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from spillguard.errors import SyncError
+from spillguard.errors import SyncError, UsageError
 from spillguard.sync.auth import find_credentials
 from spillguard.sync.http import Call, ClientSettings, request
 from spillguard.sync.messages import describe_http_error
@@ -117,3 +117,16 @@ def test_error_messages(body: bytes, expected: str) -> None:
         secrets=(),
     )
     assert message == expected
+
+
+def test_a_password_with_a_line_break_is_refused_without_showing_it() -> None:
+    with pytest.raises(UsageError) as caught:
+        find_credentials(
+            "h",
+            bearer=False,
+            environ={"SPILLGUARD_USERNAME": "ada", "SPILLGUARD_PASSWORD": PASSWORD + "\r\nX: y"},
+        )
+    assert PASSWORD not in str(caught.value)
+    assert "SPILLGUARD_USERNAME/SPILLGUARD_PASSWORD contain a control character" in str(
+        caught.value
+    )

@@ -31,7 +31,14 @@ class Credentials:
     origin: str
 
 
+def _check_printable(origin: str, *values: str) -> None:
+    """A control character would break the header (and land in an error message)."""
+    if any(not value.isprintable() for value in values):
+        raise UsageError(f"the credentials from {origin} contain a control character")
+
+
 def _basic(user: str, password: str, origin: str) -> Credentials:
+    _check_printable(origin, user, password)
     token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
     return Credentials(
         authorization=f"Basic {token}",
@@ -41,6 +48,7 @@ def _basic(user: str, password: str, origin: str) -> Credentials:
 
 
 def _bearer(key: str, origin: str) -> Credentials:
+    _check_printable(origin, key)
     return Credentials(authorization=f"Bearer {key}", secrets=(key,), origin=f"{origin} (API key)")
 
 

@@ -171,6 +171,9 @@ def _send(settings: ClientSettings, call: Call, attempt: int) -> Response:
         raise SyncError(f"{where}: cannot reach the server: {_reason(error.reason)}") from None
     except OSError as error:
         raise SyncError(f"{where}: connection failed: {_reason(error)}") from None
+    except ValueError:
+        # http.client quotes a refused header value, credentials included: say less.
+        raise SyncError(f"{where}: the request could not be sent (a header is invalid)") from None
     raise AssertionError("unreachable")  # pragma: no cover - _raise_for_status raises
 
 
