@@ -117,3 +117,12 @@ def test_review_list_as_csv_has_digests_and_inert_cells(repo: GitRepo, capsys) -
     assert (row["ruleName"], row["reason"]) == ("AWS_CLIENT_ID", "'=1+1")
     assert len(row["digest"]) == 64
     assert KEY not in out
+
+
+def test_quiet_text_report_has_findings_and_errors_but_no_summary(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.py").write_text(f"k = '{KEY}'\n")
+    assert main(["scan", "--files", str(tmp_path), str(tmp_path / "gone"), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "a.py:1  AWS_CLIENT_ID  blocking" in out
+    assert f"failed: {tmp_path / 'gone'}: does not exist" in out
+    assert "finding(s)" not in out

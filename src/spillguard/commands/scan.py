@@ -71,6 +71,7 @@ def report_options(
     return ReportOptions(
         plaintext=common.include_plaintext or (export and config.include_plaintext_in_exports),
         color=common.format == "text" and use_color(common.color, stream),
+        quiet=common.quiet,
         deduplicate=config.deduplicate_exports if dedupe is None else dedupe,
         rules=config.ruleset.rules,
         project=config.sync.get("project") or config.sync.get("space"),

@@ -19,7 +19,8 @@ class ReportOptions:
     plaintext: bool = False
     color: bool = False
     deduplicate: bool = True
-    verbose: bool = False
+    #: Findings and errors only: no summary.
+    quiet: bool = False
     #: The rules in force, so a report can describe them (SARIF's reportingDescriptors).
     rules: tuple[Rule, ...] = ()
     #: Where the findings come from, for exports ("where known": the sync settings).

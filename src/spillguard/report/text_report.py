@@ -133,12 +133,15 @@ def summary_lines(result: ScanResult) -> list[str]:
         lines.append(
             "skipped: " + ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
         )
-    lines.extend(f"failed: {clean(s.path)}: {clean(s.reason)}" for s in result.skipped if s.failed)
-    lines.extend(
-        f"rule error: {clean(error.rule)}: {clean(error.message)}" for error in result.errors
-    )
+    lines.extend(error_lines(result))
     lines.extend(clean(notice) for notice in result.notices)
     return lines
+
+
+def error_lines(result: ScanResult) -> list[str]:
+    """What kept the scan from being complete: inputs that failed, rules that failed."""
+    failed = [f"failed: {clean(s.path)}: {clean(s.reason)}" for s in result.skipped if s.failed]
+    return failed + [f"rule error: {clean(e.rule)}: {clean(e.message)}" for e in result.errors]
 
 
 def _summary(result: ScanResult) -> list[Line]:
@@ -150,9 +153,10 @@ def _summary(result: ScanResult) -> list[Line]:
 
 def write(result: ScanResult, stream: TextIO, options: ReportOptions) -> None:
     lines = finding_lines(result, options)
-    if lines:
-        lines.append([])
-    lines.extend(_summary(result))
+    if options.quiet:  # findings and errors only
+        lines.extend([(line, "bad")] for line in error_lines(result))
+    else:
+        lines.extend([[], *_summary(result)] if lines else _summary(result))
     if options.color:
         _write_color(lines, stream)
     else:
