@@ -278,10 +278,21 @@ def test_locked_generic_password_keeps_its_filters() -> None:
 
 def test_unknown_locked_rule_is_a_notice() -> None:
     config = resolved(admin("locked_rules = ['NO_SUCH_RULE']\n"))
-    assert any("locked rule NO_SUCH_RULE does not exist" in n for n in config.notices)
+    assert config.notices == ("locked rule NO_SUCH_RULE does not exist",)
 
 
 def test_a_repository_sets_its_own_size_cap_and_hook_mode() -> None:
     repo = layer("max_file_size = 1\n[hook]\nmode = 'warn'\n")
     config = resolved(repo)
     assert (config.max_file_size, config.hook_mode) == (1, "warn")
+
+
+def test_lock_on_a_rule_that_only_the_servers_layer_defines() -> None:
+    policy = admin("locked_rules = ['CORP_TOKEN']\n")
+    synced = layer(
+        "[custom_rules]\nCORP_TOKEN = 'corp_[0-9]{20}'\n", role="server", source="server"
+    )
+    repo = layer("disabled_rules = ['CORP_TOKEN']\n")
+    config = resolved(policy, synced, repo)
+    assert rules_of(config)["CORP_TOKEN"] == (True, True, "server")
+    assert not any("does not exist" in notice for notice in config.notices)

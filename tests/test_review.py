@@ -133,6 +133,7 @@ def test_reason_is_mandatory_when_required(leaky: GitRepo, capsys) -> None:
         (("add", "x", "--rule", "AWS_CLIENT_IDD"), "no such rule (did you mean AWS_CLIENT_ID?)"),
         (("add", "-"), "the reviewed text is empty"),
         (("remove",), "give the reviewed TEXT, or - to read it from stdin"),
+        (("add", "a\nb"), "the reviewed text spans lines; a finding never does"),
     ],
 )
 def test_bad_review_commands(leaky: GitRepo, capsys, monkeypatch, argv, message) -> None:

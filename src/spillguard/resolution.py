@@ -113,7 +113,10 @@ class Resolution:
         self._toggle(data.get("disabled_rules", ()), enabled=False, source=source)
         locked = data.get("locked_rules", ())
         self.locked.update(locked)
-        self._toggle(locked, enabled=True, source=source)
+        # A name not known yet may come with a later layer (the server's rules);
+        # config() reports the ones that never do.
+        known = [name for name in locked if name in self.builtin or name in self.global_custom]
+        self._toggle(known, enabled=True, source=source)
 
     def _apply_repository_rules(self, layer: Layer) -> None:
         data, source = layer.data, layer.source

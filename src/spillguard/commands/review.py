@@ -97,6 +97,8 @@ def _text(given: str | None, stdin: TextIO) -> str:
         text = text.removesuffix("\n").removesuffix("\r")
     if not text:
         raise UsageError("the reviewed text is empty")
+    if "\n" in text or "\r" in text:
+        raise UsageError("the reviewed text spans lines; a finding never does")
     return text
 
 
