@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import email.utils
+import sys
 import time
+import types
 from typing import TYPE_CHECKING
 
 import pytest
@@ -130,3 +133,47 @@ def test_a_password_with_a_line_break_is_refused_without_showing_it() -> None:
     assert "SPILLGUARD_USERNAME/SPILLGUARD_PASSWORD contain a control character" in str(
         caught.value
     )
+
+
+@pytest.fixture
+def keyring_store(monkeypatch: pytest.MonkeyPatch) -> dict[tuple[str, str | None], tuple]:
+    """The keyring package's public API (get_credential, errors.KeyringError) over a dict.
+
+    keyring is optional and not installed for the tests; this stands in for it the
+    way a keyring backend would, and leaves sys.modules as it found it.
+    """
+    store: dict[tuple[str, str | None], tuple] = {}
+    errors = types.ModuleType("keyring.errors")
+    errors.KeyringError = type("KeyringError", (Exception,), {})  # type: ignore[attr-defined]
+    keyring = types.ModuleType("keyring")
+
+    def get_credential(service: str, username: str | None) -> object:
+        found = store.get((service, username))
+        if found == ("locked",):
+            raise errors.KeyringError("the keyring is locked")  # type: ignore[attr-defined]
+        return (
+            None if found is None else types.SimpleNamespace(username=found[0], password=found[1])
+        )
+
+    keyring.get_credential = get_credential  # type: ignore[attr-defined]
+    keyring.errors = errors  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "keyring", keyring)
+    monkeypatch.setitem(sys.modules, "keyring.errors", errors)
+    return store
+
+
+def test_credentials_from_the_keyring(keyring_store, tmp_path) -> None:
+    environ = {"NETRC": str(tmp_path / "absent")}
+    keyring_store[("spillguard:h", None)] = ("ada", PASSWORD)
+    keyring_store[("spillguard:h", "api-key")] = ("api-key", PASSWORD[::-1])
+    basic = find_credentials("h", bearer=False, environ=environ)
+    assert basic.origin == "the system keyring (service spillguard:h) (user ada)"
+    assert basic.authorization == "Basic " + base64.b64encode(f"ada:{PASSWORD}".encode()).decode()
+    bearer = find_credentials("h", bearer=True, environ=environ)
+    assert bearer.authorization == f"Bearer {PASSWORD[::-1]}"
+
+
+def test_a_locked_keyring_is_no_credentials(keyring_store, tmp_path) -> None:
+    keyring_store[("spillguard:h", None)] = ("locked",)
+    with pytest.raises(UsageError, match="no credentials for h"):
+        find_credentials("h", bearer=False, environ={"NETRC": str(tmp_path / "absent")})
