@@ -7,16 +7,14 @@ import io
 import json
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from spillguard.cli import main
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 KEY = expand("AKIA{rand:A2:16}", "cli-reports")
 
@@ -86,7 +84,10 @@ def test_machine_formats_keep_the_summary_on_stderr(shop: GitRepo, capsys) -> No
 
 def test_sarif_from_a_history_scan_names_each_commit(shop: GitRepo, capsys) -> None:
     assert main(["scan", "--repo", str(shop.path), "--format", "sarif"]) == 1
-    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    document = json.loads(capsys.readouterr().out)
+    schema = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(document)
+    results = document["runs"][0]["results"]
     log = shop.git("log", "--format=%H").split()
     assert [r["properties"]["commit"] for r in results] == [log[0], log[1], log[2]]
 

@@ -11,7 +11,7 @@ import pytest
 
 from spillguard.progress import NullProgress, TerminalProgress, progress_for, track
 from testing.gitrepo import GitRepo
-from testing.pty import run_on_terminal
+from testing.terminal import run_on_terminal
 from testing.tokens import expand
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from testing.pty import run_on_terminal
+from testing.terminal import run_on_terminal
 from testing.tokens import expand
 
 if TYPE_CHECKING:
