@@ -87,3 +87,49 @@ def test_options_the_pusher_cannot_be_given_are_refused(
         "(plain text to the pusher)\n"
     )
     assert not (tmp_path / "report.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("admin", "code", "verdict"),
+    [
+        ("", 1, "push rejected: it adds secrets"),
+        (
+            '[hook]\nmode = "warn"\n',
+            3,
+            "push rejected by policy (on_error = reject): spillguard failed: ",
+        ),
+        (
+            'on_error = "accept"\n[hook]\nmode = "warn"\n',
+            0,
+            "push accepted UNCHECKED by policy (on_error = accept): spillguard failed: ",
+        ),
+    ],
+)
+def test_a_failure_mid_scan_keeps_what_was_found_and_follows_the_policy(
+    tmp_path, admin: str, code: int, verdict: str
+) -> None:
+    """The second commit names a blob that does not exist: reading it fails."""
+    from spillguard.git import open_repository
+    from spillguard.hooks.pre_receive import scan_push
+    from spillguard.hooks.pre_receive import verdict as decide
+    from spillguard.loading import load_server_config
+    from testing.tokens import expand
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("k.env", f"A={expand('AKIA{rand:A2:16}', 'failure')}\n")
+    first = repo.commit("adds a key")
+    tree = repo.git("mktree", "--missing", input_text=f"100644 blob {'e' * 40}\tgone.txt\n")
+    broken = repo.git("commit-tree", tree.strip(), "-p", first, "-m", "broken").strip()
+    repo.git("update-ref", "-d", "refs/heads/main")  # neither commit is on the server yet
+    (tmp_path / "admin.toml").write_text(admin)
+    config = load_server_config(
+        repo_dir=str(repo.path),
+        config_path=str(tmp_path / "admin.toml"),
+        read_repository_file=lambda: None,
+    )
+    updates = (RefUpdate("0" * 40, broken, "refs/heads/topic"),)
+    scan = scan_push(open_repository(str(repo.path)), updates, config, deadline=float("inf"))
+    assert [finding.rule for finding in scan.result.findings] == ["AWS_CLIENT_ID"]
+    decision = decide(scan, config)
+    assert int(decision.code) == code
+    assert decision.message.startswith(verdict)
