@@ -91,6 +91,19 @@ NEAR_MISSES = {
     "k8s secret ref": "secretKeyRef: {name: db, key: password}",
     "primary key": "id = models.AutoField(primary_key=True)",
     "sort key": f'sort_key = "{hexdigest("s", "md5")}"',
+    "type annotation in a signature": "def login(user: str, password: str, realm: _Realm) -> bool: ...",
+    "private type": "    key_password: _PasswordType | None",
+    "annotated constant": "PROXYPASSWORD: Final = 10176",
+    "typed private key": "        private_key: PKCS7PrivateKeyTypes,",
+    "secrets manager arn": '"Resource": "arn:aws:secretsmanager:*:*:secret:rds-db-credentials/*",',
+    "password policy arn": '"IAMUserChangePassword": "arn:aws:iam::aws:policy/IAMUserChangePassword",',
+    "sigv4 scope": "Authorization: AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/s3/aws4_request",
+    "module versions": "spwd: 3.0-3.12",
+    "sphinx docstring": "    :param password: When `True`, the value is hidden.",
+    "shell default": 'echo "${DB_PASSWORD:-unset}"',
+    "printf format": 'USER_PASSWD = "%s:%s" % (USER, PASSWD)',
+    "label value": 'NOPASSWORD = "no-password-required"',
+    "multi-host url": "MultiHostUrl('https://foo.com:123,foo:bar@bar.com/path')",
 }
 
 

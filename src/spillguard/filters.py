@@ -31,7 +31,9 @@ _ENV_REFERENCE = regex.compile(
     | ^<%=?.*%>$                            # <%= x %> (ERB)
     | ^!vault\b                             # an Ansible Vault value
     | ^[a-z][a-z0-9+.-]*://\S+$ | ^(?:~|\.{1,2})?/[\w./-]+$   # a URL or a file path
+    | ^arn:aws[\w-]*:                       # an AWS resource name (a Secrets Manager ARN)
     | \$\{[^}]*\} | \{\{.*?\}\}               # a template field inside the value
+    | %[sdr] | %\([A-Za-z_]\w*\)[sdr]         # a printf-style field inside the value
     | \{[A-Za-z_][A-Za-z0-9_.]*(?:[:!][^{}]*)?(?:\}|$)     # {x}, {x:>8}; cut at "}" when unquoted
     | (?i:os\.environ | os\.getenv | \bgetenv\s*\( | process\.env\b
     | \bSystem\.getenv | Environment\.GetEnvironmentVariable
@@ -50,6 +52,8 @@ _CODE_REFERENCE = regex.compile(
     | ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$      # a.b.c, A::B
     | ^[a-z_]+$ | ^[a-z]+(?:[A-Z][a-z]+)+$                    # new_password, newPassword
     | ^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$                         # DB_PASSWORD (a constant)
+    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,})+$            # ReadableBuffer (a type)
+    | ^-?\d+$                                                 # a number literal
     """,
     regex.VERBOSE,
 )
@@ -69,8 +73,13 @@ _PLACEHOLDER = regex.compile(
           letmein|hunter2|s3cr3t|p@ssw0rd|passw0rd|xyz|xxx\w*|na|n/a|unknown|unset|
           not[-_ ]?set|replace[-_ ]?me|fill[-_ ]?me[-_ ]?in|set[-_ ]?me|override[-_ ]?me)$
     | ^(?:your|my|some|the|enter|insert|replace)[-_ ]\w+
-    | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|password|changeme)[\w!@\#$%.-]*$
+    | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|changeme)[\w!@\#$%.\\-]*$
     | \.\.\.$ | ^\.\.\.                     # abc..., ...xyz (elided)
+    | \*{3}                                 # partly masked
+    | ^[A-Za-z][A-Za-z _-]*passw(?:or)?d[A-Za-z _-]*$   # a label: "no-password-required"
+    | ^test[\w!@\#$%.-]*$ | ^(?:blah|incorrect|wrong|invalid|bad|correct|right|ignored)$
+    | ^p@55w0rd!?$ | ^\d+(?:\.\d+)+-?(?:\d+(?:\.\d+)*)?$   # P@55w0rd, a version (3.0-3.12)
+    | ^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$        # DB_PASSWORD: a constant's or variable's name
     """,
     regex.VERBOSE | regex.IGNORECASE,
 )
