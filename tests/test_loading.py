@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from spillguard.cli import main
 from spillguard.errors import ConfigError
 from spillguard.fingerprint import reviewed_digest
 from spillguard.git import open_repository
@@ -14,6 +15,8 @@ from spillguard.reviewed import REVIEWED_FILE, new_file, render_reviewed, with_r
 from spillguard.reviewed import Record as ReviewedRecord
 from spillguard.sync_cache import cache_path, write_cache
 from testing.gitrepo import GitRepo
+from testing.server import Server, install_hook
+from testing.tokens import expand
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -246,3 +249,26 @@ def test_server_ignores_a_broken_repository_file_but_keeps_its_own(tmp_path: Pat
         "repository configuration ignored" in n and "has the name of a built-in rule" in n
         for n in config.notices
     )
+
+
+def test_a_push_cannot_review_its_own_secret(tmp_path: Path) -> None:
+    """The reviewed file, like .spillguard.toml, is judged as it was before the push."""
+    server = Server(tmp_path)
+    server.work.write("README.md", "hello\n")
+    server.work.commit("base")
+    assert server.push("HEAD:refs/heads/main")[0] == 0
+    install_hook(server.bare.path)
+    server.admin("repository_config = true\n")
+    key = expand("AKIA{rand:A2:16}", "self-review")
+    assert main(["review", "add", key, "--repo", str(server.work.path)]) == 0
+    server.work.write("k.env", f"A={key}\n")
+    server.work.commit("a secret and its own review")
+    code, output = server.push("HEAD:refs/heads/main")
+    assert code != 0
+    assert "k.env:1  AWS_CLIENT_ID" in output
+    # Once on main (here, fetched by the administrator), the entry counts for later pushes.
+    server.bare.git("fetch", "-q", str(server.work.path), "HEAD:refs/heads/main")
+    server.work.write("again.env", f"B={key}\n")
+    server.work.commit("the reviewed string again")
+    code, output = server.push("HEAD:refs/heads/main")
+    assert code == 0, output
