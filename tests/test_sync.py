@@ -353,3 +353,13 @@ def test_the_variant_scope_is_required(work, url, capsys) -> None:
     code, _, err = sync(capsys, url, "--server", url, "--variant", "wiki")
     assert code == 2
     assert "the wiki variant needs --space" in err
+
+
+def test_a_server_custom_rule_named_like_a_built_in_one_is_left_out(work, app, url, capsys) -> None:
+    app.rules.append({**CUSTOM, "name": "aws client id", "enabled": True})
+    code, _, err = sync(capsys, url)
+    assert code == 0, err
+    assert "server custom rule AWS_CLIENT_ID has the name of a built-in rule; not used" in err
+    assert [rule["kind"] for rule in cache(work)["rules"] if rule["name"] == "AWS_CLIENT_ID"] == [
+        "builtin"
+    ]

@@ -155,3 +155,14 @@ def test_credentials_in_a_configuration_file_are_rejected(
     err = capsys.readouterr().err
     assert "credentials never go in a configuration file" in err
     assert "pw" not in err.replace("SPILLGUARD_PASSWORD", "")
+
+
+def test_a_cache_that_clashes_with_the_local_rules_is_ignored_with_a_warning(
+    repo: GitRepo, capsys, monkeypatch
+) -> None:
+    monkeypatch.chdir(repo.path)
+    clash = {"name": "AWS_CLIENT_ID", "kind": "custom", "enabled": True, "regexp": "itk_[a-z]{9}"}
+    write_cache(cache_path(repo.path, os.environ), cache_data(rules=[clash]))
+    repo.write("app.cfg", "nothing here\n")
+    assert main(["scan", "--files", "app.cfg"]) == 0
+    assert "ignoring the sync cache" in capsys.readouterr().out

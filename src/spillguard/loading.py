@@ -111,12 +111,25 @@ def load_config(  # noqa: PLR0913 - keyword-only options of one call
     own = global_layers(config_path, env)
     repository = _repository_layer(root, repository_text)
     synced = SyncedConfig() if offline else _synced(root or ".", env, [*own, *repository])
-    config = resolve(
-        builtin_rules(),
-        [*own, *synced.layers, *repository],
-        reviewed=(*synced.reviewed, *_reviewed_entries(root, reviewed_text)),
-        include_allowlisted=include_allowlisted,
-    )
+    reviewed = _reviewed_entries(root, reviewed_text)
+    try:
+        config = resolve(
+            builtin_rules(),
+            [*own, *synced.layers, *repository],
+            reviewed=(*synced.reviewed, *reviewed),
+            include_allowlisted=include_allowlisted,
+        )
+    except ConfigError as error:
+        if not synced.layers:
+            raise
+        # The cache clashes with the local files: a broken cache never breaks a scan.
+        config = resolve(
+            builtin_rules(),
+            [*own, *repository],
+            reviewed=reviewed,
+            include_allowlisted=include_allowlisted,
+        )
+        return _with_notices(config, (f"warning: ignoring the sync cache: {error}",))
     return _with_notices(config, synced.notices)
 
 

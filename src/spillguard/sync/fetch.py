@@ -122,4 +122,19 @@ def fetch(
         data["generic_password"], more = parse_password_settings(settings_payload)
         notices.extend(more)
     data["release_line"] = release
+    _check_usable(data, builtin_names)
     return Fetched(data=data, notices=tuple(notices))
+
+
+def _check_usable(data: dict[str, Any], builtin_names: frozenset[str]) -> None:
+    """Load the result as scans will, so a cache they could not use is never written."""
+    from spillguard.config import layer_from_table
+    from spillguard.errors import ConfigError
+    from spillguard.sync_cache import SERVER_SOURCE, server_layer_table
+
+    try:
+        layer_from_table(
+            server_layer_table(data, builtin_names), source=SERVER_SOURCE, role="server"
+        )
+    except ConfigError as error:
+        raise SyncError(f"the server's rules cannot be used: {error}") from None

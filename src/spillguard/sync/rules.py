@@ -76,6 +76,11 @@ class _Collector:
         if not isinstance(regexp, str):
             self.notices.append(f"warning: server rule {name} has no regexp; not used")
             return
+        if name in self.builtin_names:
+            self.notices.append(
+                f"warning: server custom rule {name} has the name of a built-in rule; not used"
+            )
+            return
         try:
             compile_custom(name, regexp)
         except RuleValidationError as error:
