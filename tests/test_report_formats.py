@@ -150,3 +150,12 @@ def test_plaintext_is_shown_only_when_asked() -> None:
         ReportOptions(plaintext=True),
     )
     assert AWS_KEY in stream.getvalue()
+
+
+def test_caret_stays_under_the_match_after_wide_characters() -> None:
+    stream = io.StringIO()
+    result = run_scan([Fragment(path="a", text=f"鍵 = '{AWS_KEY}'")], sample_ruleset())
+    writer("text")(result, stream, ReportOptions())
+    text_line, caret_line = stream.getvalue().splitlines()[2:4]
+    assert text_line == "    鍵 = 'AKIA****************'"
+    assert caret_line == "    " + " " * 6 + "^" * 20

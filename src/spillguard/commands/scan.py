@@ -11,7 +11,6 @@ from spillguard.errors import UsageError
 from spillguard.loading import load_config
 from spillguard.outcome import exit_code
 from spillguard.output import is_terminal, open_output
-from spillguard.progress import NullProgress, progress_for
 from spillguard.report import ReportOptions, streaming_writer, writer
 from spillguard.report.color import use_color
 from spillguard.scanning import run_scan
@@ -101,6 +100,8 @@ def run_scan_command(options: ScanOptions) -> int:
         stream_finding = streaming_writer(common.format)
         # Findings streamed to the terminal that shows the progress line would tangle with it.
         shared_terminal = stream_finding is not None and is_terminal(stream)
+        from spillguard.progress import NullProgress, progress_for
+
         progress = progress_for(sys.stderr, quiet=common.quiet or shared_terminal)
         source = _source(options, config, None if isinstance(progress, NullProgress) else progress)
         on_finding = (

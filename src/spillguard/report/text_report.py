@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import TYPE_CHECKING
+from unicodedata import east_asian_width
 
 from spillguard.outcome import is_blocking
 from spillguard.report.findings import shown_parts, summary_dict
@@ -49,6 +50,11 @@ STYLES = {
 def _shown(text: str) -> str:
     """Repository text as it may appear on a terminal: no controls, tabs as spaces."""
     return clean(text).replace("\t", TAB)
+
+
+def _width(text: str) -> int:
+    """Terminal columns: wide (CJK) characters take two, so the caret stays under the match."""
+    return sum(2 if east_asian_width(char) in "WF" else 1 for char in text)
 
 
 def _group(findings: tuple[Finding, ...]) -> dict[str, dict[str, list[Finding]]]:
@@ -110,7 +116,8 @@ def _finding(finding: Finding, indent: str, options: ReportOptions) -> list[Line
     text_indent = indent + "  "
     lines = [head, [(text_indent + before, ""), (match, "match"), (after, "")]]
     if not options.color:
-        lines.append([(text_indent + " " * len(before) + "^" * max(len(match), 1), "")])
+        caret = " " * _width(before) + "^" * max(_width(match), 1)
+        lines.append([(text_indent + caret, "")])
     return lines
 
 
