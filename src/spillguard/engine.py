@@ -56,6 +56,12 @@ class Scanner:
         self.errors: list[RuleError] = []
         self._broken: set[str] = set()
         self._index = keyword_index(tuple(rule.keywords for rule in self.rules))
+        # salt -> digest -> rules (None: every rule): one hash per salt and finding.
+        self._reviewed_index: dict[str, dict[str, set[str | None]]] = {}
+        for entry in ruleset.reviewed:
+            salt = ruleset.reviewed_salt if entry.salt is None else entry.salt
+            rules = self._reviewed_index.setdefault(salt, {}).setdefault(entry.digest, set())
+            rules.add(entry.rule)
 
     def path_allowlisted(self, path: str) -> bool:
         return path_allowlisted(path, self.ruleset.allowlist_paths)
@@ -148,17 +154,9 @@ class Scanner:
         return not password_value_rejected(secret, settings)
 
     def _reviewed(self, finding: Finding) -> bool:
-        entries = self.ruleset.reviewed
-        if not entries:
-            return False
-        digests: dict[str, str] = {}
-        for entry in entries:
-            if entry.rule not in (None, finding.rule):
-                continue
-            salt = self.ruleset.reviewed_salt if entry.salt is None else entry.salt
-            if salt not in digests:
-                digests[salt] = reviewed_digest(finding.match_text, salt)
-            if entry.digest == digests[salt]:
+        for salt, digests in self._reviewed_index.items():
+            rules = digests.get(reviewed_digest(finding.match_text, salt))
+            if rules is not None and (None in rules or finding.rule in rules):
                 return True
         return False
 
