@@ -296,3 +296,8 @@ def test_lock_on_a_rule_that_only_the_servers_layer_defines() -> None:
     config = resolved(policy, synced, repo)
     assert rules_of(config)["CORP_TOKEN"] == (True, True, "server")
     assert not any("does not exist" in notice for notice in config.notices)
+
+
+def test_a_repository_can_switch_off_its_own_custom_rule() -> None:
+    repo = layer("disabled_rules = ['OWN_TOKEN']\n[custom_rules]\nOWN_TOKEN = 'own_[0-9]{20}'\n")
+    assert rules_of(resolved(repo))["OWN_TOKEN"] == (False, True, REPO)

@@ -10,7 +10,7 @@ from spillguard.cli import main
 from spillguard.errors import ConfigError
 from spillguard.fingerprint import reviewed_digest
 from spillguard.git import open_repository
-from spillguard.loading import default_branch_file, load_config, load_server_config
+from spillguard.loading import decoded, default_branch_file, load_config, load_server_config
 from spillguard.reviewed import REVIEWED_FILE, new_file, render_reviewed, with_record
 from spillguard.reviewed import Record as ReviewedRecord
 from spillguard.sync_cache import cache_path, write_cache
@@ -272,3 +272,25 @@ def test_a_push_cannot_review_its_own_secret(tmp_path: Path) -> None:
     server.work.commit("the reviewed string again")
     code, output = server.push("HEAD:refs/heads/main")
     assert code == 0, output
+
+
+def test_a_file_from_git_that_is_not_utf8_is_an_error() -> None:
+    assert decoded(None, "x") is None
+    with pytest.raises(ConfigError, match=r"^\.spillguard\.toml \(staged\): not UTF-8 text$"):
+        decoded(b"rules = ['\xff']\n", ".spillguard.toml (staged)")
+
+
+def test_server_ignores_a_broken_reviewed_file_on_the_default_branch(tmp_path: Path) -> None:
+    bare = GitRepo(tmp_path / "bare.git", bare=True)
+    work = GitRepo(tmp_path / "work")
+    work.write(".spillguard.toml", "disabled_rules = ['GENERIC_PASSWORD']\n")
+    work.write(REVIEWED_FILE, "version = 1\n")
+    work.commit("no salt")
+    work.git("push", "-q", str(bare.path), "HEAD:refs/heads/main")
+    config = server_config(bare, "repository_config = true\n", tmp_path)
+    assert enabled(config, "GENERIC_PASSWORD")
+    assert any(
+        f"repository configuration ignored: {REVIEWED_FILE} on refs/heads/main: missing key"
+        in notice
+        for notice in config.notices
+    )

@@ -95,8 +95,10 @@ def test_list_shows_digests_never_text(leaky: GitRepo, capsys) -> None:
     assert entry["rule"] == "AWS_CLIENT_ID"
     assert len(entry["digest"]) == 64
     assert entry["date"].count("-") == 2
+    review(capsys, "add", OTHER_KEY, "--reason", "a\x1b[2Jb", "--repo", str(leaky.path))
     code, out, _ = review(capsys, "list", "--repo", str(leaky.path))
     assert out.startswith(entry["digest"][:12] + "  AWS_CLIENT_ID  ")
+    assert out.splitlines()[1].endswith("  a\\x1b[2Jb")  # repository text, made harmless
     assert AWS_KEY not in out
 
 
@@ -105,6 +107,7 @@ def test_remove_by_digest_prefix(leaky: GitRepo, capsys) -> None:
     _, out, _ = review(capsys, "list", "--format", "json", "--repo", str(leaky.path))
     digest = json.loads(out)["reviewed"][0]["digest"]
     assert review(capsys, "remove", "--digest", digest[:4], "--repo", str(leaky.path))[0] == 2
+    assert review(capsys, "remove", "--digest", "0" * 12, "--repo", str(leaky.path))[0] == 2
     assert review(capsys, "remove", "--digest", digest[:10], "--repo", str(leaky.path))[0] == 0
     _, out, _ = review(capsys, "list", "--format", "json", "--repo", str(leaky.path))
     assert json.loads(out)["reviewed"] == []
@@ -191,3 +194,8 @@ def test_pre_commit_uses_the_staged_reviewed_file(leaky: GitRepo, capsys, monkey
     assert main(["hook", "pre-commit"]) == 0
     leaky.git("rm", "-q", "--cached", REVIEWED_FILE)
     assert main(["hook", "pre-commit"]) == 1
+
+
+def test_review_in_a_missing_directory_is_a_usage_error(capsys) -> None:
+    code, _, err = review(capsys, "add", "x", "--repo", "/nonexistent")
+    assert (code, err) == (2, "spillguard: error: --repo /nonexistent: not a directory\n")

@@ -76,10 +76,7 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
 
 def load_layer_text(text: str, *, source: str, role: LayerRole) -> Layer:
     """A layer from TOML text. Every key and custom rule is checked here, at load."""
-    table = parse_toml(text, source)
-    if "tool" in table and isinstance(table["tool"], dict) and "spillguard" in table["tool"]:
-        table = table["tool"]["spillguard"]  # [tool.spillguard] in pyproject.toml
-    return layer_from_table(table, source=source, role=role)
+    return layer_from_table(parse_toml(text, source), source=source, role=role)
 
 
 def layer_from_table(table: dict[str, Any], *, source: str, role: LayerRole) -> Layer:
