@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import regex
 
 from spillguard import __version__
 from spillguard.models import Fragment
@@ -159,3 +160,14 @@ def test_caret_stays_under_the_match_after_wide_characters() -> None:
     text_line, caret_line = stream.getvalue().splitlines()[2:4]
     assert text_line == "    鍵 = 'AKIA****************'"
     assert caret_line == "    " + " " * 6 + "^" * 20
+
+
+def test_colour_changes_only_styles_never_the_text() -> None:
+    coloured = render("text", color=True)
+    assert "\x1b[" in coloured
+    carets = regex.compile(r" *\^+")
+    plain_lines = [line for line in render("text").splitlines() if not carets.fullmatch(line)]
+    stripped = regex.sub(r"\x1b\[[0-9;]*m", "", coloured)
+    assert [line.rstrip() for line in stripped.splitlines()] == plain_lines
+    assert "\x1b]" not in coloured  # nothing but colour codes: no title, no clear-screen
+    assert "\x1b[2J" not in coloured
