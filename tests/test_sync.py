@@ -363,3 +363,14 @@ def test_a_server_custom_rule_named_like_a_built_in_one_is_left_out(work, app, u
     assert [rule["kind"] for rule in cache(work)["rules"] if rule["name"] == "AWS_CLIENT_ID"] == [
         "builtin"
     ]
+
+
+def test_a_refused_api_key_says_why_keys_stop_working(work, app, url, capsys, monkeypatch) -> None:
+    app.variant, app.api_key = "hosted", API_KEY
+    monkeypatch.setenv("SPILLGUARD_API_KEY", API_KEY[::-1])
+    code, _, err = sync(capsys, url, "--server", url, "--variant", "hosted")
+    assert code == 3
+    assert "HTTP 401" in err
+    assert "they came from SPILLGUARD_API_KEY (API key)" in err
+    assert "expires, is revoked, its issuer is no longer an app administrator" in err
+    assert API_KEY[::-1] not in err
