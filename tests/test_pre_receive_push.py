@@ -30,6 +30,7 @@ def password(seed: str) -> str:
 #: trusts repository files) and tries to set the administrator's policy (never fine).
 REPOSITORY_FILE = """\
 disabled_rules = ["GENERIC_PASSWORD"]
+allowlist_paths = ['vendor/.*']
 bypass_token = ""
 time_budget = 0
 
@@ -289,6 +290,16 @@ def test_reviewed_entries_on_the_default_branch_count_when_trusted(
     code, output = server.push(f"HEAD:refs/heads/reviewed-{trusted}")
     assert (code == 0) is trusted, output
     assert ("AWS_CLIENT_ID" in output) is not trusted
+
+
+@pytest.mark.parametrize("locked", [False, True])
+def test_repository_allowlist_paths_never_hide_a_locked_rule(server: Server, locked: bool) -> None:
+    lock = 'locked_rules = ["AWS_CLIENT_ID"]\n' if locked else ""
+    server.admin(f"repository_config = true\n{lock}")
+    commit(server, f"vendor/lib-{locked}.env", f"A={aws_key(f'vendored-{locked}')}\n")
+    code, output = server.push(f"HEAD:refs/heads/vendored-{locked}")
+    assert (code != 0) is locked, output
+    assert (f"vendor/lib-{locked}.env:1  AWS_CLIENT_ID" in output) is locked
 
 
 def test_a_push_cannot_loosen_the_rules_that_judge_it(server: Server) -> None:

@@ -62,21 +62,32 @@ class Scanner:
             salt = ruleset.reviewed_salt if entry.salt is None else entry.salt
             rules = self._reviewed_index.setdefault(salt, {}).setdefault(entry.digest, set())
             rules.add(entry.rule)
+        self._all_names = frozenset(rule.name for rule in self.rules)
 
     def path_allowlisted(self, path: str) -> bool:
         return path_allowlisted(path, self.ruleset.allowlist_paths)
 
+    def _path_exempt(self, path: str) -> frozenset[str]:
+        """The rules whose findings an ``allowlist_paths`` entry does not hide for ``path``:
+        none, every rule (no entry matches), or the locked ones (only a repository's does).
+        """
+        if not self.path_allowlisted(path):
+            return self._all_names
+        if path_allowlisted(path, self.ruleset.trusted_allowlist_paths):
+            return frozenset()
+        return self.ruleset.locked
+
     def scan(self, fragment: Fragment) -> list[Finding]:
         """The findings of one fragment, reviewed ones removed, allowlisted ones flagged."""
-        allowlisted_path = self.path_allowlisted(fragment.path)
-        if allowlisted_path and not self.ruleset.include_allowlisted:
+        exempt = self._path_exempt(fragment.path)
+        if not exempt and not self.ruleset.include_allowlisted:
             return []
         findings = []
         for line_index, rule_indexes in self._candidates(fragment.text):
             finding = self._judge_line(fragment, line_index, rule_indexes)
             if finding is None or self._reviewed(finding):
                 continue
-            if allowlisted_path or finding.allowlisted:
+            if finding.rule not in exempt or finding.allowlisted:
                 if not self.ruleset.include_allowlisted:
                     continue
                 finding = _replace_allowlisted(finding)

@@ -74,6 +74,12 @@ class RuleSet:
 
     rules: tuple[Rule, ...]
     allowlist_paths: tuple[regex.Pattern[str], ...] = dataclasses.field(default=(), repr=False)
+    #: Rules no repository file may loosen, and the ``allowlist_paths`` entries that
+    #: are not a repository file's: only those hide a locked rule's findings.
+    locked: frozenset[str] = frozenset()
+    trusted_allowlist_paths: tuple[regex.Pattern[str], ...] = dataclasses.field(
+        default=(), repr=False
+    )
     reviewed: tuple[ReviewedEntry, ...] = ()
     reviewed_salt: str = ""
     rule_timeout: float = 20.0

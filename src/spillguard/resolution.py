@@ -68,6 +68,7 @@ class Resolution:
         self.inherit_custom = True
         self.settings = default_settings()
         self.allowlist: list[regex.Pattern[str]] = []
+        self.trusted_allowlist: list[regex.Pattern[str]] = []
         self.origins: list[tuple[str, str]] = []
         self.notices: list[str] = []
         self.locked: set[str] = set()
@@ -82,10 +83,13 @@ class Resolution:
             settings = self._repository_settings(settings, layer.source)
         elif layer.role != "flags":
             self._apply_global_rules(layer)
-        self.allowlist.extend(
+        patterns = [
             compile_path_pattern(pattern, layer.source)
             for pattern in layer.data.get("allowlist_paths", ())
-        )
+        ]
+        self.allowlist.extend(patterns)
+        if layer.role != "repository":
+            self.trusted_allowlist.extend(patterns)
         for name, value in settings.items():
             self._set(name, value, layer.source)
 
@@ -214,6 +218,8 @@ class Resolution:
         ruleset = RuleSet(
             rules=self.rules(),
             allowlist_paths=tuple(self.allowlist),
+            locked=frozenset(self.locked),
+            trusted_allowlist_paths=tuple(self.trusted_allowlist),
             reviewed=reviewed,
             reviewed_salt=reviewed_salt,
             rule_timeout=float(settings["max_rule_timeout"]) or DEFAULT_RULE_TIMEOUT,
