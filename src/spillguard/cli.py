@@ -41,6 +41,8 @@ class ScanOptions:
     branches: tuple[str, ...] = ()
     since: str | None = None
     until: str | None = None
+    #: Worker processes for history scans; None: one per CPU.
+    jobs: int | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,6 +143,16 @@ def _add_common_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     scan = commands.add_parser("scan", help="scan history, a tree, or plain files")
     scan.add_argument("revs", nargs="*", metavar="REV", help="revisions or ranges (default HEAD)")
@@ -155,6 +167,13 @@ def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
     history.add_argument("--since", metavar="DATE", help="commits from DATE on (ISO 8601, UTC)")
     history.add_argument("--until", metavar="DATE", help="commits before DATE (ISO 8601, UTC)")
+    history.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive_int,
+        metavar="N",
+        help="worker processes for a history scan (default: one per CPU)",
+    )
     _add_common_options(scan)
 
 
@@ -357,6 +376,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                 branches=tuple(args.branch),
                 since=args.since,
                 until=args.until,
+                jobs=args.jobs,
             )
         )
     if args.command == "hook":

@@ -21,7 +21,7 @@ from spillguard.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleErro
 from spillguard.prefilter import KeywordIndex
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 #: How far past its line a ``lookahead`` rule may look (a PEM body follows its header).
 LOOKAHEAD_CHARS = 512
@@ -63,6 +63,12 @@ class Scanner:
             rules = self._reviewed_index.setdefault(salt, {}).setdefault(entry.digest, set())
             rules.add(entry.rule)
         self._all_names = frozenset(rule.name for rule in self.rules)
+
+    def note_errors(self, errors: Iterable[RuleError]) -> None:
+        """Rule errors met over earlier text by another Scanner (a worker's): skip those rules."""
+        for error in errors:
+            self.errors.append(error)
+            self._broken.add(error.rule)
 
     def path_allowlisted(self, path: str) -> bool:
         return path_allowlisted(path, self.ruleset.allowlist_paths)

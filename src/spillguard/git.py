@@ -20,6 +20,9 @@ GITLINK_MODE = int(FileMode.COMMIT)
 TREE_MODE = int(FileMode.TREE)
 # An LFS pointer is a tiny text file; the content it points at is not in git.
 _LFS_HEADER = b"version https://git-lfs.github.com/spec/"
+#: git-lfs never reads a blob this large or larger as a pointer (its blobSizeCutoff);
+#: history scans rely on it to judge big blobs without reading them twice.
+LFS_POINTER_LIMIT = 1024
 
 
 def is_zero_id(object_id: str) -> bool:
@@ -125,7 +128,7 @@ def skip_reason(
     data: bytes = repo.odb.read(object_id)[1]
     if is_binary(data):
         return "binary", b""
-    if data.startswith(_LFS_HEADER):
+    if size < LFS_POINTER_LIMIT and data.startswith(_LFS_HEADER):
         return "LFS pointer", b""
     return None, data
 

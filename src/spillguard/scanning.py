@@ -2,16 +2,76 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import TYPE_CHECKING
 
 from spillguard.engine import Scanner
-from spillguard.models import Finding, RuleSet, ScanResult, ScanStats, Skipped
+from spillguard.models import Finding, RuleError, RuleSet, ScanResult, ScanStats, Skipped
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from spillguard.sources import SourceItem
+
+
+@dataclasses.dataclass(slots=True)
+class Tally:
+    """What a scan found so far; parts of one scan (chunks of commits) add up."""
+
+    findings: list[Finding] = dataclasses.field(default_factory=list)
+    skipped: list[Skipped] = dataclasses.field(default_factory=list)
+    errors: list[RuleError] = dataclasses.field(default_factory=list)
+    files: set[str] = dataclasses.field(default_factory=set)
+    commits: set[str] = dataclasses.field(default_factory=set)
+    size: int = 0
+
+    def judge(
+        self,
+        items: Iterable[SourceItem],
+        scanner: Scanner,
+        on_finding: Callable[[Finding], None] | None = None,
+    ) -> None:
+        """Scan every item; the scanner's errors are the caller's to collect."""
+        for item in items:
+            if isinstance(item, Skipped):
+                self.skipped.append(item)
+                continue
+            self.files.add(item.path)
+            self.size += len(item.text)
+            if item.commit is not None:
+                self.commits.add(item.commit.id)
+            found = scanner.scan(item)
+            self.findings.extend(found)
+            if on_finding is not None:
+                for finding in found:
+                    on_finding(finding)
+
+    def add(self, part: Tally, on_finding: Callable[[Finding], None] | None) -> None:
+        """Append a later part of the same scan."""
+        self.findings.extend(part.findings)
+        self.skipped.extend(part.skipped)
+        self.errors.extend(part.errors)
+        self.files.update(part.files)
+        self.commits.update(part.commits)
+        self.size += part.size
+        if on_finding is not None:
+            for finding in part.findings:
+                on_finding(finding)
+
+    def result(self, *, started: float, notices: Iterable[str]) -> ScanResult:
+        return ScanResult(
+            findings=tuple(self.findings),
+            errors=tuple(self.errors),
+            skipped=tuple(self.skipped),
+            stats=ScanStats(
+                commits=len(self.commits),
+                files=len(self.files),
+                bytes=self.size,
+                seconds=time.monotonic() - started,
+            ),
+            notices=tuple(notices),
+        )
 
 
 def run_scan(
@@ -24,32 +84,7 @@ def run_scan(
     """Judge every fragment; ``on_finding`` sees each finding as it is found (streaming)."""
     started = time.monotonic()
     scanner = Scanner(ruleset)
-    findings: list[Finding] = []
-    skipped: list[Skipped] = []
-    files: set[str] = set()
-    commits: set[str] = set()
-    size = 0
-    for item in items:
-        if isinstance(item, Skipped):
-            skipped.append(item)
-            continue
-        files.add(item.path)
-        size += len(item.text)
-        if item.commit is not None:
-            commits.add(item.commit.id)
-        for finding in scanner.scan(item):
-            findings.append(finding)
-            if on_finding is not None:
-                on_finding(finding)
-    return ScanResult(
-        findings=tuple(findings),
-        errors=tuple(scanner.errors),
-        skipped=tuple(skipped),
-        stats=ScanStats(
-            commits=len(commits),
-            files=len(files),
-            bytes=size,
-            seconds=time.monotonic() - started,
-        ),
-        notices=tuple(notices),
-    )
+    tally = Tally()
+    tally.judge(items, scanner, on_finding)
+    tally.errors = scanner.errors
+    return tally.result(started=started, notices=notices)

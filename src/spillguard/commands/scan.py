@@ -16,15 +16,19 @@ from spillguard.report.color import use_color
 from spillguard.scanning import run_scan
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
 
     from spillguard.cli import CommonOptions, ScanOptions
     from spillguard.config import Config
+    from spillguard.models import Finding, ScanResult
     from spillguard.progress import Progress
     from spillguard.sources import Source
+    from spillguard.sources.history import Selection
 
 
-def _source(options: ScanOptions, config: Config, progress: Progress | None) -> Source:
+def _source(options: ScanOptions, config: Config) -> Source | None:
+    """The files or tree to scan; None for a history scan (``_scan_history``)."""
     history = options.revs or options.all_refs or options.branches or options.since or options.until
     if history and (options.files or options.tree is not None):
         raise UsageError(
@@ -38,23 +42,48 @@ def _source(options: ScanOptions, config: Config, progress: Progress | None) -> 
         from spillguard.sources.tree import iter_tree_at
 
         return iter_tree_at(options.repo, options.tree, max_size=config.max_file_size)
-    return _history(options, config, progress)
+    return None
 
 
-def _history(options: ScanOptions, config: Config, progress: Progress | None) -> Source:
-    from spillguard import git
+def _selection(options: ScanOptions) -> Selection:
     from spillguard.dates import parse_instant
-    from spillguard.sources.history import Selection, iter_history
+    from spillguard.sources.history import Selection
 
-    selection = Selection(
+    return Selection(
         revs=options.revs,
         all_refs=options.all_refs,
         branches=options.branches,
         since=None if options.since is None else parse_instant(options.since, "--since"),
         until=None if options.until is None else parse_instant(options.until, "--until"),
     )
+
+
+def _scan(
+    options: ScanOptions,
+    config: Config,
+    progress: Progress | None,
+    on_finding: Callable[[Finding], None] | None,
+) -> ScanResult:
+    source = _source(options, config)
+    if source is not None:
+        return run_scan(source, config.ruleset, on_finding=on_finding, notices=config.notices)
+    from spillguard import git
+    from spillguard.parallel import default_jobs, scan_commits
+    from spillguard.sources.history import select_commits
+
     repo = git.open_repository(options.repo)
-    return iter_history(repo, selection, max_size=config.max_file_size, progress=progress)
+    # The selection is resolved first, so a bad revision fails before any scanning.
+    commits = [str(commit.id) for commit in select_commits(repo, _selection(options))]
+    return scan_commits(
+        repo.path,
+        commits,
+        config.ruleset,
+        max_size=config.max_file_size,
+        jobs=options.jobs or default_jobs(),
+        on_finding=on_finding,
+        notices=config.notices,
+        progress=progress,
+    )
 
 
 def report_options(
@@ -103,13 +132,13 @@ def run_scan_command(options: ScanOptions) -> int:
         from spillguard.progress import NullProgress, progress_for
 
         progress = progress_for(sys.stderr, quiet=common.quiet or shared_terminal)
-        source = _source(options, config, None if isinstance(progress, NullProgress) else progress)
         on_finding = (
             None
             if stream_finding is None
             else partial(stream_finding, stream=stream, options=report)
         )
-        result = run_scan(source, config.ruleset, on_finding=on_finding, notices=config.notices)
+        shown = None if isinstance(progress, NullProgress) else progress
+        result = _scan(options, config, shown, on_finding)
         if stream_finding is None:
             writer(common.format)(result, stream, report)
     if common.format != "text" and not common.quiet:

@@ -1,0 +1,160 @@
+"""History scans on every core: chunks of commits judged by forked workers, in order.
+
+The parent selects the commits (the same walk, so the same order as a scan in one
+process) and cuts them into chunks. Each worker process opens the repository
+itself, turns a chunk into fragments (``sources.gitdiff``) and judges them with a
+Scanner of its own. The parent takes the chunks' results in chunk order, so the
+report is the same, finding for finding, as a scan in one process.
+
+A rule that exceeds its time budget is skipped for the rest of a scan. A worker
+cannot know that a rule broke in an earlier chunk, so after the first chunk that
+reports a rule error the parent judges the remaining chunks itself, in order, with
+that rule skipped: the result is still the one a single process gives.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from spillguard import git
+from spillguard.engine import Scanner
+from spillguard.progress import NullProgress
+from spillguard.scanning import Tally
+from spillguard.sources.gitdiff import iter_commit_chunk
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
+
+    from spillguard.models import Finding, RuleSet, ScanResult
+    from spillguard.progress import Progress
+
+#: Commits per chunk: small enough to share work evenly, large enough that one
+#: git process per chunk costs nothing worth measuring.
+MIN_CHUNK = 64
+MAX_CHUNK = 1000
+#: Chunks per worker, so a slow chunk does not leave the other cores idle.
+CHUNKS_PER_JOB = 8
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Job:
+    repo_path: str
+    ruleset: RuleSet
+    max_size: int
+
+
+#: The job of this scan, set in the parent before forking, so workers inherit it
+#: (compiled rules included) instead of receiving it pickled.
+_job: _Job | None = None
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1  # pragma: no cover - platforms without affinity
+
+
+def chunks(commits: Sequence[str], jobs: int) -> list[Sequence[str]]:
+    size = math.ceil(len(commits) / (jobs * CHUNKS_PER_JOB)) if commits else 1
+    size = min(MAX_CHUNK, max(MIN_CHUNK, size))
+    return [commits[start : start + size] for start in range(0, len(commits), size)]
+
+
+def _judge_chunk(job: _Job, commits: Sequence[str], scanner: Scanner) -> Tally:
+    repo = git.open_repository(job.repo_path)
+    tally = Tally()
+    tally.judge(iter_commit_chunk(repo, commits, max_size=job.max_size), scanner)
+    return tally
+
+
+def _worker(commits: Sequence[str]) -> Tally:
+    """In a worker: one chunk, judged as if no rule had broken before it."""
+    if _job is None:  # pragma: no cover - only forked workers call this
+        raise RuntimeError("worker started without a job")
+    scanner = Scanner(_job.ruleset)
+    tally = _judge_chunk(_job, commits, scanner)
+    tally.errors = scanner.errors
+    return tally
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group; the parent alone reports it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def _pool(job: _Job, parts: Sequence[Sequence[str]], jobs: int) -> Iterator[Iterator[Tally]]:
+    """The chunks' results, in chunk order, from ``jobs`` forked workers."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _job  # noqa: PLW0603 - handed to the forked workers, see _job
+    _job = job
+    executor = ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_ignore_interrupts,
+    )
+    try:
+        yield executor.map(_worker, parts)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+        _job = None
+
+
+def _can_fork(jobs: int, parts: int) -> bool:
+    # fork() in a process with other threads can deadlock the child: stay in one process.
+    return jobs > 1 and parts > 1 and hasattr(os, "fork") and threading.active_count() == 1
+
+
+def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
+    repo_path: str,
+    commits: Sequence[str],
+    ruleset: RuleSet,
+    *,
+    max_size: int,
+    jobs: int,
+    on_finding: Callable[[Finding], None] | None = None,
+    notices: Iterable[str] = (),
+    progress: Progress | None = None,
+) -> ScanResult:
+    """Judge the lines each commit adds, on ``jobs`` processes; same result as one."""
+    started = time.monotonic()
+    job = _Job(repo_path=repo_path, ruleset=ruleset, max_size=max_size)
+    parts = chunks(commits, jobs)
+    scanner = Scanner(ruleset)
+    total = Tally()
+    shown = progress or NullProgress()
+    shown.start(len(commits), "commits")
+    try:
+        with _results(job, parts, jobs) as results:
+            for part_commits in parts:
+                part = None if scanner.errors else next(results, None)
+                if part is None:  # one process, or a rule broke in an earlier chunk
+                    part = _judge_chunk(job, part_commits, scanner)
+                else:
+                    scanner.note_errors(part.errors)
+                    part.errors = []
+                total.add(part, on_finding)
+                shown.advance(len(part_commits))
+    finally:
+        shown.finish()
+    total.errors = scanner.errors
+    return total.result(started=started, notices=notices)
+
+
+@contextmanager
+def _results(job: _Job, parts: Sequence[Sequence[str]], jobs: int) -> Iterator[Iterator[Tally]]:
+    if not _can_fork(jobs, len(parts)):
+        yield iter(())
+        return
+    with _pool(job, parts, jobs) as results:
+        yield results

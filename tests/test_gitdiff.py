@@ -1,0 +1,166 @@
+"""The git diff-tree fast path yields exactly what the libgit2 path yields, on real repos."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pygit2
+import pytest
+
+from spillguard.sources import gitdiff
+from spillguard.sources.commits import iter_commit_fragments
+from spillguard.sources.history import Selection, select_commits
+from testing.genrepo import generate
+from testing.gitrepo import GitRepo
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+MAX_SIZE = 4096
+KEY = expand("AKIA{rand:A2:16}", "gitdiff")
+LFS = "version https://git-lfs.github.com/spec/v1\noid sha256:{}\nsize 12345\n"
+
+
+def simple(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object]:
+    return [item for c in commits for item in iter_commit_fragments(repo, c, max_size=MAX_SIZE)]
+
+
+def fast(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object]:
+    return list(gitdiff.iter_commits_fast(repo, commits, max_size=MAX_SIZE))
+
+
+def every_commit(path: Path) -> tuple[pygit2.Repository, list[pygit2.Commit]]:
+    repo = pygit2.Repository(str(path))
+    return repo, list(select_commits(repo, Selection(all_refs=True)))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Realistic code: 400 commits, feature branches, merges, tags, planted secrets."""
+    target = tmp_path_factory.mktemp("generated") / "repo.git"
+    generate(target, commits=400, seed=7)
+    return target
+
+
+@pytest.fixture(scope="module")
+def awkward(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    """One commit per case where git and libgit2 could see a change differently."""
+    repo = GitRepo(tmp_path_factory.mktemp("awkward") / "repo")
+    repo.write("app.py", "import os\n\n\ndef main():\n    pass\n")
+    repo.write(".gitattributes", "*.txt -diff\n*.dat diff\n")
+    repo.commit("root")
+    # an ambiguous run of added lines (git -U0 would place it one line higher)
+    repo.write("app.py", "import os\n\n\ndef extra():\n    return 1\n\n\ndef main():\n    pass\n")
+    repo.commit("slider")
+    repo.write("notes.txt", f"text behind a -diff attribute\nkey = {KEY}\n")
+    repo.write("blob.dat", b"\0binary behind a diff attribute\n" + KEY.encode())
+    repo.write("crlf.ini", f"[aws]\r\nkey = {KEY}\r\n")
+    repo.write("no-eol.py", f"key = '{KEY}'")
+    repo.write("latin1.txt", "café = 1\n".encode("latin-1") + KEY.encode())
+    repo.write("empty.txt", "")
+    repo.write("big.log", "x" * MAX_SIZE + f"\n{KEY}\n")
+    repo.write("pointer.bin", LFS.format("a" * 64))
+    repo.write("with space/ünïcödé.py", f"key = '{KEY}'\n")
+    repo.write("image.png", b"\x89PNG\r\n\x1a\n\0\0\0" + KEY.encode())
+    repo.commit("many kinds of file")
+    repo.write('odd"quote\tname.py', f"key = '{KEY}'\n")
+    repo.commit("a path git quotes")
+    repo.write("no-eol.py", f"key = '{KEY}'\nmore = 1")
+    repo.write("image.png", f"now text {KEY}\n")
+    repo.write("pointer.bin", LFS.format("b" * 64))
+    repo.write("big.log", "y" * MAX_SIZE + f"\n{KEY}\n")
+    repo.commit("binary to text, pointer and big file changed")
+    (repo.path / "app.py").chmod(0o755)
+    repo.commit("mode only")
+    repo.git("mv", "app.py", "main.py")
+    repo.write("main.py", (repo.path / "main.py").read_text() + f"key = '{KEY}'\n")
+    repo.commit("rename with an added line")
+    (repo.path / "crlf.ini").unlink()
+    (repo.path / "crlf.ini").symlink_to("main.py")
+    repo.commit("file becomes a symlink")
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{repo.head()},vendor/lib")
+    repo.git("commit", "-q", "-m", "a submodule")
+    repo.git("commit", "-q", "--allow-empty", "-m", "empty")
+    repo.git("checkout", "-q", "-b", "side", "HEAD~3")
+    repo.write("side.py", f"side = '{KEY}'\n")
+    repo.write("notes.txt", "changed on the side\n")
+    repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    repo.write("notes.txt", "changed on main\n")
+    repo.commit("main")
+    repo.git("merge", "-q", "side", "-m", "merge", check=False)
+    repo.write("notes.txt", f"resolved\nkey = {KEY}\n")
+    repo.commit("merge with a resolution")
+    return repo
+
+
+def test_generated_history_is_the_same_item_for_item(generated) -> None:
+    repo, commits = every_commit(generated)
+    assert len(commits) == 400
+    expected = simple(repo, commits)
+    assert fast(repo, commits) == expected
+    assert sum(1 for item in expected if getattr(item, "text", None)) > 400
+
+
+def test_generated_history_takes_the_fast_path_for_plain_commits(generated) -> None:
+    """Not a fallback in disguise: git's output answers every ordinary commit itself."""
+    repo, commits = every_commit(generated)
+    plain = [commit for commit in commits if len(commit.parent_ids) == 1][:50]
+    with_git = gitdiff._run_git(repo, plain, str(generated.parent))
+    answered = [
+        gitdiff._commit_items(repo, c, d, MAX_SIZE) for c, d in zip(plain, with_git, strict=True)
+    ]
+    assert all(items is not None for items in answered)
+
+
+def test_awkward_changes_are_the_same_item_for_item(awkward) -> None:
+    repo, commits = every_commit(awkward.path)
+    expected = simple(repo, commits)
+    assert fast(repo, commits) == expected
+    paths = {item.path for item in expected}
+    assert {"no-eol.py", "crlf.ini", "notes.txt", "side.py", "with space/ünïcödé.py"} <= paths
+    reasons = {getattr(item, "reason", None) for item in expected}
+    assert {"binary", "too large", "LFS pointer", "symlink", "submodule"} <= reasons
+
+
+def test_git_sees_content_not_the_work_trees_attributes(awkward) -> None:
+    repo, commits = every_commit(awkward.path)
+    kinds = next(c for c in commits if c.message == "many kinds of file\n")
+    (diff,) = gitdiff._run_git(repo, [kinds], str(awkward.path.parent))
+    binary = {file.path.decode(): file.binary for file in diff.files}
+    assert binary["notes.txt"] is False  # "-diff" would make it binary
+    assert binary["blob.dat"] is True  # "diff" would make it text
+    assert gitdiff._commit_items(repo, kinds, diff, MAX_SIZE) is not None
+
+
+def test_each_commit_alone_is_the_same(awkward) -> None:
+    """Batches change nothing either: one commit per git process gives the same items."""
+    repo, commits = every_commit(awkward.path)
+    for commit in commits:
+        assert fast(repo, [commit]) == simple(repo, [commit])
+
+
+def test_a_repository_attribute_file_turns_the_fast_path_off(tmp_path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.py", "x = 1\n")
+    repo.commit()
+    opened = pygit2.Repository(str(repo.path))
+    assert gitdiff.usable(opened)
+    info = repo.path / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text("*.py -diff\n")
+    assert not gitdiff.usable(opened)
+    commits = list(select_commits(opened, Selection()))
+    chunk = list(gitdiff.iter_commit_chunk(opened, [str(c.id) for c in commits], max_size=10))
+    assert chunk == simple(opened, commits)
+
+
+def test_without_git_on_path_the_simple_path_does_it_all(awkward, tmp_path) -> None:
+    repo, commits = every_commit(awkward.path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", str(tmp_path))
+        assert not gitdiff.usable(repo)
+        ids = [str(commit.id) for commit in commits]
+        chunk = list(gitdiff.iter_commit_chunk(repo, ids, max_size=MAX_SIZE))
+    assert chunk == simple(repo, commits)

@@ -1,0 +1,124 @@
+"""History scans on several processes report exactly what one process reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+import pygit2
+import pytest
+
+from spillguard import parallel
+from spillguard.cli import main
+from spillguard.engine import Scanner
+from spillguard.models import Fragment, RuleError, RuleSet
+from spillguard.rules import builtin_rules
+from spillguard.scanning import run_scan
+from spillguard.sources.history import Selection, iter_history, select_commits
+from testing.genrepo import generate
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+MAX_SIZE = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple]:
+    target = tmp_path_factory.mktemp("parallel") / "repo.git"
+    made = generate(target, commits=300, seed=11)
+    return target, made.planted
+
+
+def commit_ids(path: Path) -> list[str]:
+    repo = pygit2.Repository(str(path))
+    return [str(commit.id) for commit in select_commits(repo, Selection(all_refs=True))]
+
+
+def without_seconds(result):
+    return result.findings, result.errors, result.skipped, result.stats.commits, result.stats.files
+
+
+def test_chunks_cover_every_commit_once_in_order() -> None:
+    commits = [f"{n:040x}" for n in range(1000)]
+    parts = parallel.chunks(commits, 2)
+    assert [c for part in parts for c in part] == commits
+    assert len(parts) > 2
+    assert parallel.chunks([], 2) == []
+
+
+def test_one_process_and_two_match_the_simple_scan(generated) -> None:
+    path, planted = generated
+    ruleset = RuleSet(rules=builtin_rules())
+    repo = pygit2.Repository(str(path))
+    simple = run_scan(iter_history(repo, Selection(all_refs=True), max_size=MAX_SIZE), ruleset)
+    assert threading.active_count() == 1  # so jobs=2 really forks
+    for jobs in (1, 2):
+        result = parallel.scan_commits(
+            repo.path, commit_ids(path), ruleset, max_size=MAX_SIZE, jobs=jobs
+        )
+        assert without_seconds(result) == without_seconds(simple)
+        assert result.stats.bytes == simple.stats.bytes
+    assert {(f.commit.id, f.path, f.line) for f in simple.findings} >= {
+        (p.commit, p.path, p.line) for p in planted if p.kind.startswith("aws")
+    }
+
+
+def test_streamed_findings_come_in_report_order(generated) -> None:
+    path, _ = generated
+    streamed = []
+    result = parallel.scan_commits(
+        str(path),
+        commit_ids(path),
+        RuleSet(rules=builtin_rules()),
+        max_size=MAX_SIZE,
+        jobs=2,
+        on_finding=streamed.append,
+    )
+    assert streamed == list(result.findings)
+    assert streamed
+
+
+def run_cli(*argv: str) -> tuple[int, dict]:
+    completed = subprocess.run(
+        [sys.executable, "-m", "spillguard", *argv, "--format", "json", "--quiet"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    report = json.loads(completed.stdout)
+    report["summary"].pop("seconds")
+    return completed.returncode, report
+
+
+def test_cli_jobs_change_nothing_in_the_report(generated) -> None:
+    path, _ = generated
+    one = run_cli("scan", "--all", "--repo", str(path), "--jobs", "1")
+    two = run_cli("scan", "--all", "--repo", str(path), "-j", "2")
+    assert one == two
+    assert one[0] == 1
+    assert one[1]["summary"]["commits"] > 250
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "many"])
+def test_jobs_must_be_a_positive_number(value, capsys) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["scan", "--all", "--jobs", value])
+    assert raised.value.code == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def test_errors_noted_from_a_worker_skip_that_rule_from_then_on() -> None:
+    ruleset = RuleSet(rules=builtin_rules())
+    rule = next(rule for rule in ruleset.rules if rule.name == "AWS_CLIENT_ID")
+    fragment = Fragment(path="a.py", text=f"key = {expand('AKIA{rand:A2:16}', 'note')}\n")
+    scanner = Scanner(ruleset)
+    assert [f.rule for f in scanner.scan(fragment)] == [rule.name]
+    error = RuleError(rule=rule.name, message="exceeded its time budget")
+    scanner.note_errors([error])
+    assert rule.name not in [f.rule for f in scanner.scan(fragment)]
+    assert scanner.errors == [error]
