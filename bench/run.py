@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -127,20 +128,26 @@ def check_repo(path: str) -> Path:
     return resolved
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    extra = [check_repo(path) for path in args.repo]
-    push_size = 100 if args.quick else 1000
-    pushes = {"bench-1": 1, f"bench-{push_size}": push_size}
-    home, made = generated(args.commits, args.seed, pushes)
+def push_branches(*, quick: bool) -> dict[str, int]:
+    """Branches of the pushes' source repository: name -> commits on top of main."""
+    size = 100 if quick else 1000
+    return {"bench-1": 1, f"bench-{size}": size}
+
+
+def _measure(
+    args: argparse.Namespace,
+    home: Path,
+    made: genrepo.Generated,
+    extra: list[Path],
+    work: Path,
+) -> list[Row]:
     context = history.Context(
         spillguard=spillguard_command(),
         env=environment(),
-        work=WORK / "run",
+        work=work,
         repeat=args.repeat,
         peers=not args.skip_peers,
     )
-    context.work.mkdir(parents=True, exist_ok=True)
     base = home / "history.git"
     label = f"generated, {made.commits} commits"
     targets = [history.Target(base, label, made.planted, made.half)]
@@ -150,7 +157,19 @@ def main(argv: list[str] | None = None) -> int:
         rows += history.rows(target, context)
     runs = 10 if args.quick else PRE_COMMIT_RUNS
     rows += hooks.pre_commit_rows(base, label, context, runs)
+    pushes = push_branches(quick=args.quick)
     rows += hooks.push_rows(base, home / "history.git.pushes", pushes, context)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    extra = [check_repo(path) for path in args.repo]
+    home, made = generated(args.commits, args.seed, push_branches(quick=args.quick))
+    # Clones, reports and push targets live only for this run (some hold the
+    # planted secrets in plain text), outside the source tree.
+    with tempfile.TemporaryDirectory(prefix="spillguard-bench-") as scratch:
+        rows = _measure(args, home, made, extra, Path(scratch))
     print(render(rows))
     return 0
 
