@@ -9,19 +9,19 @@ from spillguard.models import Fragment, Rule, RuleSet
 from spillguard.prefilter import KeywordIndex
 
 
-def starts_of(text: str) -> list[int]:
-    return [0] + [i + 1 for i, char in enumerate(text) if char == "\n" and i + 1 < len(text)]
+def per_line(index: KeywordIndex, text: str) -> dict[int, list[int]]:
+    """The index's hits grouped by line number, as the engine groups them."""
+    found: dict[int, set[int]] = {}
+    for position, rules in index.hits(text):
+        found.setdefault(text.count("\n", 0, position), set()).update(rules)
+    return {line: sorted(rules) for line, rules in sorted(found.items())}
 
 
 def obvious(keywords_per_rule, text: str) -> dict[int, list[int]]:
     """The definition: rule i is a candidate on a line holding one of its keywords."""
     result = {}
-    for number, line in enumerate(text.split("\n")[: len(starts_of(text))]):
-        found = [
-            i
-            for i, words in enumerate(keywords_per_rule)
-            if not words or any(w in line for w in words)
-        ]
+    for number, line in enumerate(text.split("\n")):
+        found = [i for i, words in enumerate(keywords_per_rule) if any(w in line for w in words)]
         if found:
             result[number] = found
     return result
@@ -31,36 +31,34 @@ def test_overlapping_and_nested_keywords_are_all_found() -> None:
     rules = [("pass",), ("password",), ("word",), ("ordx",), ("sk_live",), ("live_",)]
     index = KeywordIndex(rules)
     text = "password\nswordx\nsk_live_abc\nnothing here\npasswd"
-    assert index.candidates(text, starts_of(text)) == {
-        0: [0, 1, 2],
-        1: [2, 3],
-        2: [4, 5],
-        4: [0],
-    }
+    assert per_line(index, text) == {0: [0, 1, 2], 1: [2, 3], 2: [4, 5], 4: [0]}
 
 
 def test_rule_without_keywords_is_tried_on_every_line() -> None:
-    index = KeywordIndex([("akia",), ()])
-    text = "x\nakia\n"
-    assert index.candidates(text, starts_of(text)) == {0: [1], 1: [0, 1]}
+    rules = (
+        Rule(name="K", kind="builtin", regexp=r"akia\w+", keywords=("akia",)),
+        Rule(name="ANY", kind="custom", regexp=r"tok_\w+"),
+    )
+    scanner = Scanner(RuleSet(rules=rules))
+    found = scanner.scan(Fragment(path="f", text="x tok_a\nakia1 tok_b\n\ntok_c"))
+    assert [(f.rule, f.line) for f in found] == [("ANY", 1), ("K", 2), ("ANY", 4)]
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", range(30))
 def test_same_sets_as_checking_every_keyword_on_every_line(seed: int) -> None:
     rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
     alphabet = "ab_-.c"
     keywords = [
         tuple(
             {
-                "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4)))
-                for _ in range(rng.randint(0, 3))
+                "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 5)))
+                for _ in range(rng.randint(1, 3))
             }
         )
         for _ in range(12)
     ]
     text = "".join(rng.choice(alphabet + "\n") for _ in range(400))
-    index = KeywordIndex(keywords)
-    assert index.candidates(text, starts_of(text)) == obvious(keywords, text)
+    assert per_line(KeywordIndex(keywords), text) == obvious(keywords, text)
 
 
 def test_non_ascii_text_whose_lowercase_changes_length_is_still_judged() -> None:
@@ -69,3 +67,11 @@ def test_non_ascii_text_whose_lowercase_changes_length_is_still_judged() -> None
     scanner = Scanner(RuleSet(rules=(rule,)))
     findings = scanner.scan(Fragment(path="f", text="İİİ\nİ x tok_abc\n"))
     assert [(f.line, f.match_text, f.text) for f in findings] == [(2, "tok_abc", "İ x tok_abc")]
+
+
+def test_lines_with_hits_are_located_exactly() -> None:
+    rule = Rule(name="T", kind="builtin", regexp=r"tok_[a-z]+", keywords=("tok_",))
+    scanner = Scanner(RuleSet(rules=(rule,)))
+    text = "\n\nx\r\ntok_a tok_b\r\n\n" + "y\n" * 1000 + "tok_c"
+    found = scanner.scan(Fragment(path="f", text=text, start_line=10))
+    assert [(f.line, f.text) for f in found] == [(13, "tok_a tok_b"), (1015, "tok_c")]

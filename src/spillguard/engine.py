@@ -104,19 +104,24 @@ class Scanner:
         """Lines where some rule can match, with those rules' indexes in order."""
         if not text:
             return
-        starts = _line_starts(text)
         lowered = text.lower()
-        if len(lowered) == len(text):
-            for line, rule_indexes in self._index.candidates(lowered, starts).items():
-                yield _Line(text, starts, line), rule_indexes
+        if len(lowered) != len(text):
+            # Some non-ASCII characters change length when lowered; positions would
+            # drift, so lower each line on its own (rare, and still exact).
+            for line in _all_lines(text):
+                rule_indexes = self._index.line_candidates(line.text.lower())
+                if rule_indexes:
+                    yield line, rule_indexes
             return
-        # Some non-ASCII characters change length when lowered; positions would
-        # drift, so lower each line on its own (rare, and still exact).
-        for line in range(len(starts)):
-            current = _Line(text, starts, line)
-            rule_indexes = self._index.line_candidates(current.text.lower())
-            if rule_indexes:
-                yield current, rule_indexes
+        hit_lines = _lines_of_hits(text, self._index.hits(lowered))
+        always = self._index.always
+        if not always:
+            for line, rules in hit_lines:
+                yield line, sorted(rules)
+            return
+        found = {line.index: rules for line, rules in hit_lines}
+        for line in _all_lines(text):
+            yield line, sorted(found.get(line.index, always) | always)
 
     def _judge_line(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int]
@@ -179,32 +184,57 @@ class Scanner:
 
 
 class _Line:
-    """A line of a fragment, sliced lazily from the fragment's text."""
+    """A line of a fragment: its 0-based index and where it lies in the whole text."""
 
     __slots__ = ("end", "index", "start", "text", "whole")
 
-    def __init__(self, whole: str, starts: list[int], index: int) -> None:
+    def __init__(self, whole: str, start: int, end: int, index: int) -> None:
+        """``end`` is where the line's newline is, or the end of the text."""
+        if end > start and whole[end - 1] == "\r":
+            end -= 1
         self.whole = whole
         self.index = index
-        self.start = starts[index]
-        end = starts[index + 1] - 1 if index + 1 < len(starts) else len(whole)
-        if end > self.start and whole[end - 1] == "\n":
-            end -= 1  # the last line's own newline
-        if end > self.start and whole[end - 1] == "\r":
-            end -= 1
+        self.start = start
         self.end = end
-        self.text = whole[self.start : end]
+        self.text = whole[start:end]
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    position = text.find("\n")
-    while position != -1:
-        starts.append(position + 1)
-        position = text.find("\n", position + 1)
-    if starts[-1] == len(text) and len(starts) > 1:
-        starts.pop()  # a final newline does not start another line
-    return starts
+def _line_end(text: str, position: int) -> int:
+    end = text.find("\n", position)
+    return len(text) if end == -1 else end
+
+
+def _all_lines(text: str) -> Iterator[_Line]:
+    start = index = 0
+    while start < len(text):
+        end = _line_end(text, start)
+        yield _Line(text, start, end, index)
+        start, index = end + 1, index + 1
+
+
+def _lines_of_hits(
+    text: str, hits: Iterable[tuple[int, frozenset[int]]]
+) -> Iterator[tuple[_Line, set[int]]]:
+    """Keyword hits (in text order) grouped by the line they fall on.
+
+    Only the lines with hits are located: newlines are counted between hits,
+    so a large file with a few hits costs a few ``str.count`` calls.
+    """
+    line: _Line | None = None
+    rules: set[int] = set()
+    index = counted = 0
+    for position, hit_rules in hits:
+        if line is None or position > line.end:
+            if line is not None:
+                yield line, rules
+            index += text.count("\n", counted, position)
+            counted = position
+            start = text.rfind("\n", 0, position) + 1
+            line = _Line(text, start, _line_end(text, position), index)
+            rules = set()
+        rules.update(hit_rules)
+    if line is not None:
+        yield line, rules
 
 
 def _finding(fragment: Fragment, line: _Line, rule: Rule, match: regex.Match[str]) -> Finding:

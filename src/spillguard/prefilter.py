@@ -1,32 +1,33 @@
-"""The combined keyword prefilter: one pass over a fragment says which rules can match which lines.
+"""The combined keyword prefilter: one pass over a fragment says which rules can match where.
 
 Every rule's keywords (lowercase) go into one trie-shaped alternation, compiled
-once per rule set. One scan of the lowered text finds, at each position, the
-longest keyword that starts there; every keyword that is a prefix of it starts
-there too, so each hit stands for a precomputed set of rules. A rule is a
-candidate on a line when one of its keywords occurs in the lowered line; a rule
-without keywords is a candidate on every line. The result is exact: the same
-sets as testing every keyword against every line, for a fraction of the work.
+once per rule set, and one left-to-right scan of the lowered text finds them.
+At each hit the scan takes the longest keyword starting there; every keyword
+inside it occurs too, so a hit stands for a precomputed set of rules. A keyword
+that starts inside a hit and runs past its end begins with a suffix of the hit:
+only at those few offsets is an anchored match tried. A rule is a candidate on a
+line when one of its keywords occurs in the lowered line, and a rule without
+keywords is a candidate on every line: the same sets as testing every keyword
+against every line, for a fraction of the work.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
 _Trie = dict[str, "_Trie"]
 _END = ""
 
 
 class KeywordIndex:
-    """The candidate rules of each line of a text, found in one regex pass."""
+    """Where the keywords of a rule list occur in a text, found in one regex pass."""
 
-    __slots__ = ("_always", "_pattern", "_rules_of", "_size")
+    __slots__ = ("_inner", "_pattern", "_rules_of", "always")
 
     def __init__(self, keywords_per_rule: Sequence[Iterable[str]]) -> None:
         """``keywords_per_rule[i]``: the lowercase keywords of rule ``i``, in rule order."""
@@ -38,46 +39,56 @@ class KeywordIndex:
                 always.append(index)
             for word in words:
                 by_keyword[word].add(index)
-        self._size = len(keywords_per_rule)
-        self._always = frozenset(always)
-        # A hit on keyword K also proves every keyword that is a prefix of K.
+        #: Rules tried on every line: they have no keywords.
+        self.always = frozenset(always)
+        # A hit on keyword K also proves every keyword inside K.
         self._rules_of = {
-            word: frozenset().union(
-                *(rules for other, rules in by_keyword.items() if word.startswith(other))
-            )
+            word: frozenset().union(*(by_keyword.get(part, ()) for part in _substrings(word)))
             for word in by_keyword
         }
-        self._pattern = (
-            re.compile(f"(?=({_render(_trie(by_keyword))}))", re.DOTALL) if by_keyword else None
-        )
+        starts_of_longer = {word[:end] for word in by_keyword for end in range(1, len(word))}
+        self._inner = {word: _inner_offsets(word, starts_of_longer) for word in by_keyword}
+        self._pattern = re.compile(_render(_trie(by_keyword))) if by_keyword else None
 
-    def candidates(self, lowered: str, starts: Sequence[int]) -> dict[int, list[int]]:
-        """Line index to the sorted indexes of the rules to try on it.
-
-        ``lowered`` is the text lowercased (same length as the text) and
-        ``starts`` the offsets where its lines start. Lines with no candidate
-        are left out.
-        """
-        per_line: dict[int, set[int]] = defaultdict(set)
-        if self._pattern is not None:
-            rules_of = self._rules_of
-            for match in self._pattern.finditer(lowered):
-                line = bisect.bisect_right(starts, match.start()) - 1
-                per_line[line].update(rules_of[match.group(1)])
-        if self._always:
-            return {
-                line: sorted(per_line.get(line, self._always).union(self._always))
-                for line in range(len(starts))
-            }
-        return {line: sorted(rules) for line, rules in sorted(per_line.items())}
+    def hits(self, lowered: str) -> Iterator[tuple[int, frozenset[int]]]:
+        """(position, rule indexes) of the keyword hits in ``lowered``, in text order."""
+        if self._pattern is None:
+            return
+        match_at = self._pattern.match
+        rules_of = self._rules_of
+        inner = self._inner
+        for found in self._pattern.finditer(lowered):
+            word = found.group()
+            start = found.start()
+            yield start, rules_of[word]
+            for offset in inner[word]:
+                longer = match_at(lowered, start + offset)
+                if longer is not None:
+                    yield start + offset, rules_of[longer.group()]
 
     def line_candidates(self, lowered_line: str) -> list[int]:
         """The sorted candidate rules of one lowered line (the slow, obvious way)."""
-        found = set(self._always)
+        found = set(self.always)
         for word, rules in self._rules_of.items():
             if word in lowered_line:
                 found.update(rules)
         return sorted(found)
+
+
+def _substrings(word: str) -> set[str]:
+    return {
+        word[start:end] for start in range(len(word)) for end in range(start + 1, len(word) + 1)
+    }
+
+
+def _inner_offsets(word: str, starts_of_longer: set[str]) -> tuple[int, ...]:
+    """Offsets inside ``word`` where a keyword may start that runs past its end.
+
+    Such a keyword begins with the suffix of ``word`` at that offset (a proper
+    start of a longer keyword); keywords that start and end inside ``word`` are
+    proven by the hit on ``word`` itself.
+    """
+    return tuple(offset for offset in range(1, len(word)) if word[offset:] in starts_of_longer)
 
 
 def _trie(words: Iterable[str]) -> _Trie:
