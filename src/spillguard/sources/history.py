@@ -17,13 +17,11 @@ from pygit2.enums import SortMode
 
 from spillguard import git
 from spillguard.errors import GitError
-from spillguard.progress import track
 from spillguard.sources.commits import iter_commit_fragments
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from spillguard.progress import Progress
     from spillguard.sources import Source
 
 
@@ -45,22 +43,12 @@ class _Plan:
     exclude: list[pygit2.Oid] = dataclasses.field(default_factory=list)
 
 
-def iter_history(
-    repo: pygit2.Repository,
-    selection: Selection,
-    *,
-    max_size: int,
-    progress: Progress | None = None,
-) -> Source:
+def iter_history(repo: pygit2.Repository, selection: Selection, *, max_size: int) -> Source:
     """The added-line fragments of every selected commit, newest first.
 
     Revisions are resolved now, so a bad one fails before anything is scanned.
-    With ``progress``, the commits are counted first so it can show a total.
     """
-    commits: Iterable[pygit2.Commit] = select_commits(repo, selection)
-    if progress is not None:
-        listed = list(commits)
-        commits = track(listed, len(listed), progress)
+    commits = select_commits(repo, selection)
     return (
         item
         for commit in commits
