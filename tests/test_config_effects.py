@@ -148,3 +148,25 @@ def test_include_plaintext_in_exports_governs_csv(leaky: GitRepo, capsys) -> Non
     leaky.commit("plaintext exports")
     main(["scan", "--tree", "HEAD", "--repo", str(leaky.path), "--format", "csv"])
     assert AWS in capsys.readouterr().out
+
+
+def test_a_repository_allowlist_never_spares_a_locked_rule(
+    leaky: GitRepo, capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    own = tmp_path / "xdg" / "spillguard" / "config.toml"
+    own.parent.mkdir(parents=True)
+    own.write_text("locked_rules = ['AWS_CLIENT_ID']\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    leaky.write(".spillguard.toml", "allowlist_paths = ['.*']\n" + CUSTOM_ITK)
+    leaky.commit("allowlist everything")
+    code, report = scan(leaky, capsys)
+    assert code == 1
+    assert [(f["path"], f["rule"]) for f in report["findings"]] == [
+        ("tests/fixtures/keys.txt", "AWS_CLIENT_ID")
+    ]
+    _, report = scan(leaky, capsys, "--include-allowlisted")
+    flagged = {f["rule"]: f.get("allowlisted", False) for f in report["findings"]}
+    assert flagged == {"AWS_CLIENT_ID": False, "INTERNAL_TOKEN": True}
+    own.write_text("locked_rules = ['AWS_CLIENT_ID']\nallowlist_paths = ['tests/.*']\n")
+    code, report = scan(leaky, capsys)  # the user's own allowlist spares even locked rules
+    assert (code, report["findings"]) == (0, [])
