@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import regex
 
@@ -73,3 +75,16 @@ def test_keywords_are_lowercase_and_every_match_contains_one() -> None:
             match = compiled(rule).search(expand(template, f"{rule.name}-{number}"))
             assert match is not None, rule.name
             assert any(word in match.group(0).lower() for word in rule.keywords), rule.name
+
+
+def test_rules_command_lists_every_builtin_rule_in_order(capsys) -> None:
+    from spillguard.cli import main
+
+    assert main(["rules", "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["rules"]
+    assert [rule["name"] for rule in listed if rule["kind"] == "builtin"] == [
+        rule.name for rule in builtin_rules()
+    ]
+    assert main(["rules"]) == 0
+    text = capsys.readouterr().out
+    assert all(rule.name in text for rule in builtin_rules())
