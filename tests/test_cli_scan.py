@@ -164,3 +164,26 @@ def test_text_report_shows_escape_sequences_in_paths_harmlessly(tmp_path: Path, 
     out = capsys.readouterr().out
     assert "\x1b" not in out
     assert "evil\\x1b[2J.env:1  AWS_CLIENT_ID" in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "sarif", "csv"])
+def test_other_secrets_on_a_reported_line_are_masked_too(tmp_path: Path, capsys, fmt: str) -> None:
+    # Only the first rule's first match is the finding, but the line shown with it
+    # must not carry the other secrets in clear.
+    github = expand("ghp_{rand:Aa0:36}", "other")
+    second_aws = expand("AKIA{rand:A2:16}", "second")
+    (tmp_path / "a.env").write_text(f'a="{github}" b="{AWS_KEY}" c="{second_aws}"\n')
+    assert main(["scan", "--files", str(tmp_path), "--format", fmt, "--no-deduplicate"]) == 1
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    assert "AWS_CLIENT_ID" in shown
+    for secret in (github, AWS_KEY, second_aws):
+        assert secret not in shown
+        assert secret[:4] in shown
+
+
+def test_plaintext_shows_the_other_secrets_on_the_line(tmp_path: Path, capsys) -> None:
+    github = expand("ghp_{rand:Aa0:36}", "other")
+    (tmp_path / "a.env").write_text(f'a="{github}" b="{AWS_KEY}"\n')
+    _, report = run_json(capsys, "scan", "--files", str(tmp_path), "--include-plaintext")
+    assert report["findings"][0]["text"] == f'a="{github}" b="{AWS_KEY}"'

@@ -8,6 +8,7 @@ text never reaches a regular expression.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import TYPE_CHECKING
 
@@ -126,27 +127,48 @@ class Scanner:
     def _judge_line(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int]
     ) -> Finding | None:
+        for position, index in enumerate(rule_indexes):
+            rule = self.rules[index]
+            if rule.name in self._broken:
+                continue
+            match = next(self._matches(rule, line), None)
+            if match is not None:
+                finding = _finding(fragment, line, rule, match)
+                if finding.truncated:
+                    return finding
+                # Only this match is reported, but the line is shown with it: the
+                # other secrets on it must be masked as well.
+                hidden = self._other_secrets(line, rule_indexes[position:], match.span())
+                return dataclasses.replace(finding, hidden=hidden)
+        return None
+
+    def _other_secrets(
+        self, line: _Line, rule_indexes: list[int], reported: tuple[int, int]
+    ) -> tuple[tuple[int, int], ...]:
+        """The secret spans of every other match on the line (the rules after
+        ``rule_indexes[0]`` and that rule's later matches), the reported one excluded."""
+        spans = set()
         for index in rule_indexes:
             rule = self.rules[index]
             if rule.name in self._broken:
                 continue
-            match = self._match(rule, line)
-            if match is not None:
-                return _finding(fragment, line, rule, match)
-        return None
+            for match in self._matches(rule, line):
+                if match.span() != reported:
+                    spans.add(_secret_span(rule, match))
+        return tuple(sorted(spans))
 
-    def _match(self, rule: Rule, line: _Line) -> regex.Match[str] | None:
-        """The rule's first acceptable match on the line, if any."""
+    def _matches(self, rule: Rule, line: _Line) -> Iterator[regex.Match[str]]:
+        """The rule's acceptable matches on the line, in order."""
         subject = line.text
         if rule.lookahead:
             subject = line.whole[line.start : line.end + LOOKAHEAD_CHARS]
         try:
             for match in compiled(rule).finditer(subject, timeout=self.ruleset.rule_timeout):
                 if match.start() >= len(line.text):
-                    return None
+                    return
                 if match.end() > len(line.text) or not self._acceptable(rule, match):
                     continue
-                return match
+                yield match
         except TimeoutError:
             self._broken.add(rule.name)
             self.errors.append(
@@ -159,7 +181,6 @@ class Scanner:
                     ),
                 )
             )
-        return None
 
     def _acceptable(self, rule: Rule, match: regex.Match[str]) -> bool:
         """Filters that turn a regex match into no match (placeholders, low entropy...)."""

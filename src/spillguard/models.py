@@ -123,6 +123,9 @@ class Finding:
     #: masking hides that part and keeps the rest readable.
     secret_start: int = 0
     secret_end: int = -1
+    #: Secret spans (within ``text``) of other matches on the line: only the first
+    #: rule's first match is reported, but reports mask every secret the line shows.
+    hidden: tuple[tuple[int, int], ...] = dataclasses.field(default=(), repr=False)
     fingerprint: str
     commit: CommitInfo | None = None
     ref: str | None = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from spillguard.redact import mask_match
+from spillguard.redact import mask_match, mask_span
 
 if TYPE_CHECKING:
     from spillguard.models import Finding, ScanResult
@@ -18,6 +18,9 @@ def shown_parts(finding: Finding, *, plaintext: bool) -> tuple[str, str, str]:
     """The line as (before the match, the match, after it), the match masked unless plaintext."""
     start, end = finding.line_offset_start, finding.line_offset_end
     text = finding.text
+    if not plaintext:
+        for other_start, other_end in finding.hidden:
+            text = mask_span(text, other_start, other_end)
     return text[:start], shown_match(finding, plaintext=plaintext), text[end:]
 
 
