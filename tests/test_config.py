@@ -301,3 +301,13 @@ def test_lock_on_a_rule_that_only_the_servers_layer_defines() -> None:
 def test_a_repository_can_switch_off_its_own_custom_rule() -> None:
     repo = layer("disabled_rules = ['OWN_TOKEN']\n[custom_rules]\nOWN_TOKEN = 'own_[0-9]{20}'\n")
     assert rules_of(resolved(repo))["OWN_TOKEN"] == (False, True, REPO)
+
+
+def test_repository_warn_mode_leaves_locked_rules_blocking() -> None:
+    policy = admin("locked_rules = ['AWS_CLIENT_ID']\n")
+    config = resolved(policy, layer("[hook]\nmode = 'warn'\n"))
+    assert config.hook_mode == "block"
+    rules = rules_of(config)
+    assert rules["AWS_CLIENT_ID"][1] is True
+    assert rules["AWS_SECRET_ACCESS_KEY"][1] is False
+    assert f"{REPO}: hook mode warn applies to every rule but the locked ones" in config.notices

@@ -138,6 +138,11 @@ def test_hook_mode_warn_accepts_the_commit(leaky: GitRepo, capsys, monkeypatch) 
     leaky.git("add", "-A")
     assert main(["hook", "pre-commit"]) == 0
     assert "warn mode" in capsys.readouterr().err
+    own = leaky.path.parent / "xdg" / "spillguard" / "config.toml"
+    own.parent.mkdir(parents=True)
+    own.write_text("locked_rules = ['AWS_CLIENT_ID']\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(own.parent.parent))
+    assert main(["hook", "pre-commit"]) == 1  # a locked rule still blocks
 
 
 def test_include_plaintext_in_exports_governs_csv(leaky: GitRepo, capsys) -> None:

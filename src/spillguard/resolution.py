@@ -73,6 +73,8 @@ class Resolution:
         self.notices: list[str] = []
         self.locked: set[str] = set()
         self.layers: list[tuple[str, str]] = [("builtin", "builtin")]
+        #: A repository asked for warn mode while rules are locked: only those block.
+        self.repository_warn = False
 
     def apply(self, layer: Layer) -> None:
         self.layers.append((layer.role, layer.source))
@@ -149,6 +151,13 @@ class Resolution:
         if "generic_password" in kept and PASSWORD_RULE in self.locked:
             del kept["generic_password"]
             self._notice_locked(source, PASSWORD_RULE, "its [generic_password] filters are ignored")
+        if self.locked and kept.get("hook", {}).get("mode") == "warn":
+            # Warn mode would let a locked rule's finding through: it covers the others.
+            kept["hook"] = {key: value for key, value in kept["hook"].items() if key != "mode"}
+            self.repository_warn = True
+            self.notices.append(
+                f"{source}: hook mode warn applies to every rule but the locked ones"
+            )
         return kept
 
     def _notice_locked(self, source: str, name: str, consequence: str) -> None:
@@ -205,7 +214,13 @@ class Resolution:
         return list(custom.values())
 
     def rules(self) -> tuple[Rule, ...]:
-        return (*self.builtin.values(), *self.custom_rules())
+        rules = (*self.builtin.values(), *self.custom_rules())
+        if not self.repository_warn:
+            return rules
+        return tuple(
+            rule if rule.name in self.locked else dataclasses.replace(rule, blocking=False)
+            for rule in rules
+        )
 
     def config(
         self, *, reviewed: tuple[ReviewedEntry, ...], reviewed_salt: str, include_allowlisted: bool
