@@ -374,3 +374,11 @@ def test_a_refused_api_key_says_why_keys_stop_working(work, app, url, capsys, mo
     assert "they came from SPILLGUARD_API_KEY (API key)" in err
     assert "expires, is revoked, its issuer is no longer an app administrator" in err
     assert API_KEY[::-1] not in err
+
+
+def test_a_mistyped_server_url_is_not_echoed(work, capsys) -> None:
+    code, _, err = sync(
+        capsys, "", "--server", f"ada:{PASSWORD}@scm", "--project", "P", "--repo", "r"
+    )
+    assert code == 3
+    assert "the server is not an http(s) URL" in err

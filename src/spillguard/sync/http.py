@@ -17,7 +17,7 @@ from spillguard.sync.messages import describe_http_error
 
 if TYPE_CHECKING:
     import urllib.request
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
 
 #: Retried with backoff (the server or a proxy in front of it is briefly unavailable).
 RETRY_STATUSES = frozenset({502, 503, 504})
@@ -64,7 +64,8 @@ def check_server_url(server: str) -> None:
 
     parts = urlsplit(server)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise SyncError(f"server {server!r} is not an http(s) URL")
+        # Not echoed: a mistyped URL may hold a password (user:pass@host).
+        raise SyncError("the server is not an http(s) URL such as https://scm.example.com")
     if parts.username or parts.password:
         raise SyncError("the server URL must not carry credentials")
     if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
@@ -77,7 +78,6 @@ class Call:
 
     method: str
     path: str
-    query: Mapping[str, str] | None = None
     body: Any = None
     accept: str = "application/json"
     permission: str = ""
@@ -112,18 +112,11 @@ def _attempt(settings: ClientSettings, call: Call, attempt: int) -> Response | _
         return retry
 
 
-def _url(settings: ClientSettings, path: str, query: Mapping[str, str] | None) -> str:
-    from urllib.parse import urlencode
-
-    url = settings.server.rstrip("/") + path
-    return f"{url}?{urlencode(query)}" if query else url
-
-
 def _build(settings: ClientSettings, call: Call) -> urllib.request.Request:
     import json
     import urllib.request
 
-    url = _url(settings, call.path, call.query)
+    url = settings.server.rstrip("/") + call.path
     data = None if call.body is None else json.dumps(call.body).encode("utf-8")
     req = urllib.request.Request(url, data=data, method=call.method)  # noqa: S310 - checked
     req.add_header("Accept", call.accept)
