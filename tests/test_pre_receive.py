@@ -133,3 +133,14 @@ def test_a_failure_mid_scan_keeps_what_was_found_and_follows_the_policy(
     decision = decide(scan, config)
     assert int(decision.code) == code
     assert decision.message.startswith(verdict)
+
+
+def test_a_ref_name_that_is_not_utf8_does_not_crash_the_hook(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    bare = GitRepo(tmp_path / "bare.git", bare=True)
+    monkeypatch.chdir(bare.path)
+    line = f"{OLD} {'0' * 40} refs/heads/caf\xe9\n".encode("latin-1")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(line), encoding="utf-8"))
+    assert main(["hook", "pre-receive"]) == 0
+    assert "push accepted: no secrets found" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from ``.spillguard.toml`` on the default branch as it was before this push.
 
 from __future__ import annotations
 
+import io
 import time
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,9 @@ def run_pre_receive_command(
     started = time.monotonic()
     _refuse_unsupported(common)
     config_path = common.config
+    if isinstance(stdin, io.TextIOWrapper):
+        # A ref name is bytes to git; one that is not UTF-8 must not crash the hook.
+        stdin.reconfigure(errors="surrogateescape")
     updates = parse_ref_updates(stdin.read())
     try:
         # FROM_ENV: git's quarantine (GIT_OBJECT_DIRECTORY and the alternates) holds
