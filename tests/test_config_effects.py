@@ -175,3 +175,17 @@ def test_a_repository_allowlist_never_spares_a_locked_rule(
     own.write_text("locked_rules = ['AWS_CLIENT_ID']\nallowlist_paths = ['tests/.*']\n")
     code, report = scan(leaky, capsys)  # the user's own allowlist spares even locked rules
     assert (code, report["findings"]) == (0, [])
+
+
+def test_max_rule_timeout_is_the_budget_of_one_rule_on_one_line(repo: GitRepo, capsys) -> None:
+    # Backtracks exponentially on a long run of k: far beyond any budget.
+    repo.write(
+        ".spillguard.toml",
+        "max_rule_timeout = 0.05\n[custom_rules]\nSLOW_RULE = '(?:k|kk)+\\d{40}'\n",
+    )
+    repo.write("slow.txt", "k" * 60 + "!\n")
+    repo.commit("slow")
+    code, report = scan(repo, capsys)
+    assert code == 3  # the scan could not complete: said, never silent
+    assert [error["rule"] for error in report["errors"]] == ["SLOW_RULE"]
+    assert "time budget of 0.05 s" in report["errors"][0]["message"]
