@@ -143,6 +143,7 @@ def test_write_is_atomic_a_failed_write_keeps_the_previous_cache(repo: GitRepo) 
         'server = "https://scm.example.com"\npassword = "x"',
         'server = "https://scm.example.com"\napi_key = "x"',
         'server = "https://ada:pw@scm.example.com/"',
+        'server = "ada:pw@scm.example.com"',
     ],
 )
 def test_credentials_in_a_configuration_file_are_rejected(

@@ -138,7 +138,7 @@ def _reject_credentials(sync: Any, source: str) -> None:
         return
     found = sorted(_CREDENTIAL_KEYS.intersection(key.lower() for key in sync))
     server = sync.get("server")
-    if not found and isinstance(server, str) and "@" in server.partition("://")[2].split("/")[0]:
+    if not found and isinstance(server, str) and "@" in server.split("://")[-1].split("/")[0]:
         found = ["server (user information in the URL)"]
     if found:
         raise ConfigError(
