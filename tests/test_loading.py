@@ -294,3 +294,9 @@ def test_server_ignores_a_broken_reviewed_file_on_the_default_branch(tmp_path: P
         in notice
         for notice in config.notices
     )
+
+
+def test_a_byte_order_mark_is_not_an_error(repo: GitRepo) -> None:
+    repo.write(".spillguard.toml", b"\xef\xbb\xbfdisabled_rules = ['AWS_CLIENT_ID']\n")
+    assert not enabled(load_config(root=str(repo.path), environ={}), "AWS_CLIENT_ID")
+    assert decoded(b"\xef\xbb\xbfrules = []\n", "staged") == ("rules = []\n", "staged")

@@ -116,7 +116,7 @@ def check_repository_keys(table: Mapping[str, Any], source: str) -> None:
 def read_text_file(path: Path) -> str:
     """A configuration file's text; unreadable or not UTF-8 is a ConfigError naming it."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # an editor's BOM is not TOML
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except OSError as error:

@@ -168,7 +168,7 @@ def decoded(data: bytes | None, source: str) -> RepositoryText:
     if data is None:
         return None
     try:
-        return data.decode("utf-8"), source
+        return data.decode("utf-8-sig"), source
     except UnicodeDecodeError:
         raise ConfigError(f"{source}: not UTF-8 text") from None
 
