@@ -382,3 +382,10 @@ def test_a_mistyped_server_url_is_not_echoed(work, capsys) -> None:
     )
     assert code == 3
     assert "the server is not an http(s) URL" in err
+
+
+@pytest.mark.parametrize("header", ["Authorization", "X Bad"])
+def test_an_xsrf_header_name_must_not_replace_the_clients_own(work, url, capsys, header) -> None:
+    code, _, err = sync(capsys, url, *CODE_HOSTING, "--xsrf-header", header)
+    assert code == 2
+    assert "is not a usable HTTP header name" in err

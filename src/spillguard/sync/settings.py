@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: Headers the client sets itself; the XSRF header (a repository may name it) never replaces one.
+_RESERVED = frozenset(
+    {"authorization", "proxy-authorization", "host", "cookie", "accept", "user-agent"}
+    | {"content-type", "content-length", "transfer-encoding", "connection"}
+)
 _API_KEY_HINT = (
     "an API key stops working when it expires, is revoked, its issuer is no longer an app "
     "administrator, or the site leaves the advanced licence tier"
@@ -54,8 +59,8 @@ def target(settings: Mapping[str, Any], environ: Mapping[str, str]) -> Target:
     chosen = variant(str(settings.get("variant") or "code-hosting"))
     scope = scope_values(chosen, settings)
     header = str(settings.get("xsrf_header") or "")
-    if header and not _HEADER_NAME.fullmatch(header):
-        raise UsageError(f"[sync] xsrf_header {header!r} is not an HTTP header name")
+    if header and (not _HEADER_NAME.fullmatch(header) or header.lower() in _RESERVED):
+        raise UsageError(f"[sync] xsrf_header {header!r} is not a usable HTTP header name")
     host = urlsplit(str(server)).hostname or ""
     credentials = find_credentials(host, bearer=chosen.bearer, environ=environ)
     hint = f"they came from {credentials.origin}"
