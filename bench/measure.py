@@ -1,9 +1,11 @@
 """Run a command as a whole process and measure it: wall time, peak memory, exit code.
 
-Peak memory is the largest sum of the resident sizes of the process and all its
-descendants (so parallel workers count together), sampled from /proc, and never
-less than the kernel's own peak for the process (``wait4``'s ``ru_maxrss``).
-No psutil: /proc and ``os.wait4`` are all it needs on Linux.
+Peak memory is the largest sum of the proportional set sizes (PSS) of the process
+and all its descendants, sampled from /proc: parallel workers and git children
+count together, and a page they share (forked from one parent, or a mapped pack
+file) counts once in the sum, not once per process. Where PSS is unreadable the
+resident size is summed instead. It is never less than the kernel's own peak for
+the process (``wait4``'s ``ru_maxrss``). No psutil: /proc and ``os.wait4`` suffice.
 """
 
 from __future__ import annotations
@@ -54,20 +56,26 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def _rss(pid: int) -> int:
+def _memory(pid: int) -> int:
+    """The process's PSS in bytes (its resident size where PSS is unreadable)."""
+    try:
+        rollup = (PROC / str(pid) / "smaps_rollup").read_text()
+        return int(rollup[rollup.index("\nPss:") + 5 :].split()[0]) * 1024
+    except (OSError, ValueError):
+        pass
     try:
         return int((PROC / str(pid) / "statm").read_text().split()[1]) * PAGE
     except (OSError, IndexError, ValueError):
         return 0
 
 
-def tree_rss(root: int) -> int:
-    """The resident memory of ``root`` and all its descendants, in bytes."""
+def tree_memory(root: int) -> int:
+    """The memory of ``root`` and all its descendants, in bytes."""
     tree = _children()
     total, pending = 0, [root]
     while pending:
         pid = pending.pop()
-        total += _rss(pid)
+        total += _memory(pid)
         pending.extend(tree.get(pid, ()))
     return total
 
@@ -81,7 +89,7 @@ class _Sampler(threading.Thread):
 
     def run(self) -> None:
         while not self.done.is_set():
-            self.peak = max(self.peak, tree_rss(self.pid))
+            self.peak = max(self.peak, tree_memory(self.pid))
             self.done.wait(SAMPLE_SECONDS)
 
 

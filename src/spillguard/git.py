@@ -25,6 +25,16 @@ _LFS_HEADER = b"version https://git-lfs.github.com/spec/"
 LFS_POINTER_LIMIT = 1024
 
 
+def bound_pack_memory() -> None:
+    """Keep at most 64 MiB of pack files mapped (libgit2 maps up to 8 GiB by default).
+
+    A history scan reads the whole pack; every mapped page counts against the
+    process, so without a bound its memory grows with the repository.
+    """
+    pygit2.settings.mwindow_size = 16 << 20
+    pygit2.settings.mwindow_mapped_limit = 64 << 20
+
+
 def is_zero_id(object_id: str) -> bool:
     """True for git's null id in any object format (40 zeros for SHA-1, 64 for SHA-256)."""
     return bool(object_id) and set(object_id) == {"0"}

@@ -58,6 +58,20 @@ def _selection(options: ScanOptions) -> Selection:
     )
 
 
+def _selected_commits(options: ScanOptions) -> tuple[str, list[str]]:
+    """The repository's path and the selected commits' ids, children first.
+
+    Resolved before any scanning, so a bad revision fails first; the repository
+    object (and the pack memory the walk mapped) is let go before workers fork.
+    """
+    from spillguard import git
+    from spillguard.sources.history import select_commits
+
+    git.bound_pack_memory()
+    repo = git.open_repository(options.repo)
+    return repo.path, [str(commit.id) for commit in select_commits(repo, _selection(options))]
+
+
 def _scan(
     options: ScanOptions,
     config: Config,
@@ -67,15 +81,11 @@ def _scan(
     source = _source(options, config)
     if source is not None:
         return run_scan(source, config.ruleset, on_finding=on_finding, notices=config.notices)
-    from spillguard import git
     from spillguard.parallel import default_jobs, scan_commits
-    from spillguard.sources.history import select_commits
 
-    repo = git.open_repository(options.repo)
-    # The selection is resolved first, so a bad revision fails before any scanning.
-    commits = [str(commit.id) for commit in select_commits(repo, _selection(options))]
+    repo_path, commits = _selected_commits(options)
     return scan_commits(
-        repo.path,
+        repo_path,
         commits,
         config.ruleset,
         max_size=config.max_file_size,

@@ -97,79 +97,9 @@ class _CommitDiff:
     sections: int = 0
 
 
-class _Parser:
-    """A state machine over ``git diff-tree --raw --patch`` output, one commit at a time."""
-
-    def __init__(self) -> None:
-        self.current: _CommitDiff | None = None
-        self.file: _File | None = None
-        self.number = 0
-        self.plus = 0
-        self.minus = 0
-        self.last_added: int | None = None
-
-    def feed(self, line: bytes) -> _CommitDiff | None:
-        """Take one line; returns a commit's diff once the next one starts."""
-        if self.plus or self.minus or line.startswith(b"\\"):
-            self._hunk_line(line)
-            return None
-        if _COMMIT_HEADER.fullmatch(line):
-            done, self.current = self.current, _CommitDiff(commit=line[:-1].decode())
-            self.file = None
-            return done
-        current = self.current
-        if current is None:
-            return None
-        if line.startswith(b":"):
-            current.files.append(_raw_entry(line))
-        elif line.startswith(b"diff --git "):
-            self.file = (
-                current.files[current.sections] if current.sections < len(current.files) else None
-            )
-            current.sections += 1
-        elif line.startswith(b"@@ "):
-            self._hunk_header(line)
-        elif line.startswith(b"Binary files ") and self.file is not None:
-            self.file.binary = True
-        return None
-
-    def finish(self) -> _CommitDiff | None:
-        done, self.current = self.current, None
-        return done
-
-    def _hunk_header(self, line: bytes) -> None:
-        match = _HUNK.match(line)
-        if match is None:
-            raise GitError(f"git diff-tree: unexpected hunk header {line[:80]!r}")
-        old, start, new = match.groups()
-        self.minus = 1 if old is None else int(old)
-        self.plus = 1 if new is None else int(new)
-        self.number = int(start)
-
-    def _hunk_line(self, line: bytes) -> None:
-        tag = line[:1]
-        if tag == b"+":
-            self.plus -= 1
-            if self.file is not None:
-                self.file.added[self.number] = line[1:]
-            self.last_added = self.number
-            self.number += 1
-        elif tag == b"-":
-            self.minus -= 1
-            self.last_added = None
-        elif tag == b" ":
-            self.plus -= 1
-            self.minus -= 1
-            self.number += 1
-            self.last_added = None
-        elif tag == b"\\":
-            # "\ No newline at end of file" after an added line: that line has none.
-            if self.last_added is not None and self.file is not None:
-                added = self.file.added
-                added[self.last_added] = added[self.last_added].removesuffix(b"\n")
-            self.last_added = None
-        else:
-            raise GitError(f"git diff-tree: unexpected line in a hunk {line[:80]!r}")
+# A hunk line's first byte, as the int that indexing bytes gives.
+_PLUS, _MINUS, _SPACE, _BACKSLASH = b"+- \\"
+_HEADER_LENGTHS = frozenset({41, 65})  # a SHA-1 or SHA-256 id and its newline
 
 
 def _raw_entry(line: bytes) -> _File:
@@ -185,16 +115,100 @@ def _raw_entry(line: bytes) -> _File:
     )
 
 
+def _hunk(line: bytes) -> tuple[int, int, int]:
+    """(lines of the old side, first line of the new side, lines of the new side)."""
+    match = _HUNK.match(line)
+    if match is None:
+        raise GitError(f"git diff-tree: unexpected hunk header {line[:80]!r}")
+    old, start, new = match.groups()
+    return (1 if old is None else int(old)), int(start), (1 if new is None else int(new))
+
+
+def _read_hunk(lines: Iterator[bytes], header: bytes, added: dict[int, bytes]) -> int | None:
+    """Record the hunk's added lines by new line number; returns the last line's number
+    when the hunk ends with an added line (a "no newline" marker may follow)."""
+    minus, number, plus = _hunk(header)
+    last = None
+    while minus > 0 or plus > 0:
+        line = next(lines)
+        tag = line[0]
+        if tag == _PLUS:
+            added[number] = line[1:]
+            last = number
+            number += 1
+            plus -= 1
+        elif tag == _SPACE:
+            number += 1
+            plus -= 1
+            minus -= 1
+            last = None
+        elif tag == _MINUS:
+            minus -= 1
+            last = None
+        elif tag == _BACKSLASH:
+            _no_newline(added, last)
+            last = None
+        else:
+            raise GitError(f"git diff-tree: unexpected line in a hunk {line[:80]!r}")
+    return last
+
+
+def _no_newline(added: dict[int, bytes], last: int | None) -> None:
+    """``\\ No newline at end of file`` after an added line: that line has none."""
+    if last is not None:
+        added[last] = added[last].removesuffix(b"\n")
+
+
 def parse(stream: IO[bytes]) -> Iterator[_CommitDiff]:
-    """Each commit's raw entries and added lines, in git's output order."""
-    parser = _Parser()
-    for line in stream:
-        done = parser.feed(line)
-        if done is not None:
-            yield done
-    done = parser.finish()
-    if done is not None:
-        yield done
+    """Each commit's raw entries and added lines, in git's output order.
+
+    One loop with inlined hunk reading: this runs once per line of every diff.
+    """
+    current = _CommitDiff(commit="")  # nothing comes before the first commit's id
+    added: dict[int, bytes] = {}
+    last: int | None = None
+    lines = iter(stream)
+    for line in lines:
+        tag = line[:1]
+        if tag == b"@":
+            last = _read_hunk(lines, line, added)
+            continue
+        if tag == b"\\":
+            _no_newline(added, last)
+        elif len(line) in _HEADER_LENGTHS and _COMMIT_HEADER.fullmatch(line):
+            if current.commit:
+                yield current
+            current = _CommitDiff(commit=line[:-1].decode())
+        else:
+            added = _section_line(current, tag, line, added)
+        last = None
+    if current.commit:
+        yield current
+
+
+def _section_line(
+    current: _CommitDiff, tag: bytes, line: bytes, added: dict[int, bytes]
+) -> dict[int, bytes]:
+    """Take a raw entry or a patch header line; returns where added lines go next."""
+    if tag == b":":
+        current.files.append(_raw_entry(line))
+    elif tag == b"d" and line.startswith(b"diff --git "):
+        return _next_section(current)
+    elif (
+        tag == b"B"
+        and line.startswith(b"Binary files ")
+        and 0 < current.sections <= len(current.files)
+    ):
+        current.files[current.sections - 1].binary = True
+    return added
+
+
+def _next_section(current: _CommitDiff) -> dict[int, bytes]:
+    """The added-lines map of the raw entry the next patch section belongs to."""
+    current.sections += 1
+    if current.sections > len(current.files):
+        return {}  # more sections than entries: _commit_items rejects the commit
+    return current.files[current.sections - 1].added
 
 
 def _git_command(repo: pygit2.Repository, scratch: str) -> tuple[list[str], dict[str, str]]:
