@@ -104,6 +104,22 @@ NEAR_MISSES = {
     "printf format": 'USER_PASSWD = "%s:%s" % (USER, PASSWD)',
     "label value": 'NOPASSWORD = "no-password-required"',
     "multi-host url": "MultiHostUrl('https://foo.com:123,foo:bar@bar.com/path')",
+    "html-escaped type": "<code>{pem: &#x3C;string>[, passphrase: &#x3C;string>]}</code>",
+    "sphinx type": "        :type passphrase: :py:data:`bytes`",
+    "maven settings prose": "<passphrase>optional; leave empty if not used.</passphrase>",
+    "bit flag": "\tGNUTLS_PKCS_NULL_PASSWORD = 1<<8,",
+    "rfc 6749 example": '"access_token":"2YotnFZFEjr1zCsicMWpAA",',
+    "rfc 6749 basic": "Authorization: Basic czZCaGRSa3F0MzpnWDFmQmF0M2JW",
+    "label sentence": "const password = 'Password used to generate key';",
+    "option type": '"--prompt-for-password": "bool",',
+    "docstring prose": "    password: Required. Secret version reference containing the password.",
+    "docstring type": "    credentials: oauth2client.client.OAuth2Credentials.",
+    "metavariable": "oauth2-client-secret=OAUTH2-CLIENT-SECRET]",
+    "secret manager name": "--sasl-password='projects/123/secrets/my-secret/versions/1'",
+    "query string": "data = 'username=admin&password=password&from_page=/'",
+    "html doc": "<var>proxy_pass=None</var><big>)</big>",
+    "escaped newline": 'help = "proxy_pass: CLOUDSDK_PROXY_PASSWORD\\n-"',
+    "leetspeak sample": "self.master_password = 'P4ssword'",
 }
 
 

@@ -16,7 +16,12 @@ import regex
 
 from spillguard.allowlist import has_pragma, path_allowlisted
 from spillguard.entropy import shannon
-from spillguard.filters import REFERENCE_FILTERS, is_sequential, password_value_rejected
+from spillguard.filters import (
+    REFERENCE_FILTERS,
+    is_documented_example,
+    is_sequential,
+    password_value_rejected,
+)
 from spillguard.fingerprint import finding_fingerprint, reviewed_digest
 from spillguard.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
 from spillguard.prefilter import KeywordIndex
@@ -294,8 +299,8 @@ def _plausible(rule: Rule, secret: str) -> bool:
         return False
     if rule.min_entropy and shannon(secret) < rule.min_entropy:
         return False
-    # ABCDEFGHIJKLMNOP in a built-in rule's match is a made-up example, not a key.
-    return rule.kind != "builtin" or not is_sequential(secret)
+    # ABCDEFGHIJKLMNOP or an RFC's sample token is an example, not a key.
+    return rule.kind != "builtin" or not (is_sequential(secret) or is_documented_example(secret))
 
 
 def _secret_span(rule: Rule, match: regex.Match[str]) -> tuple[int, int]:

@@ -32,6 +32,7 @@ _ENV_REFERENCE = regex.compile(
     | ^!vault\b                             # an Ansible Vault value
     | ^[a-z][a-z0-9+.-]*://\S+$ | ^(?:~|\.{1,2})?/[\w./-]+$   # a URL or a file path
     | ^arn:aws[\w-]*:                       # an AWS resource name (a Secrets Manager ARN)
+    | ^projects/[\w-]+/(?:secrets|locations)/   # a Google Cloud secret or key name
     | \$\{[^}]*\} | \{\{.*?\}\}               # a template field inside the value
     | %[sdr] | %\([A-Za-z_]\w*\)[sdr]         # a printf-style field inside the value
     | \{[A-Za-z_][A-Za-z0-9_.]*(?:[:!][^{}]*)?(?:\}|$)     # {x}, {x:>8}; cut at "}" when unquoted
@@ -49,11 +50,11 @@ _ENV_REFERENCE = regex.compile(
 _CODE_REFERENCE = regex.compile(
     r"""
     ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]    # f(, a.b(, x[
-    | ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$      # a.b.c, A::B
+    | ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+\.?$   # a.b.c, A::B
     | ^[a-z_]+$ | ^[a-z]+(?:[A-Z][a-z]+)+$                    # new_password, newPassword
-    | ^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$                         # DB_PASSWORD (a constant)
-    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,})+$            # ReadableBuffer (a type)
-    | ^-?\d+$                                                 # a number literal
+    | ^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$ | ^[A-Z]+$             # DB_PASSWORD, SMTP (constants)
+    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z0-9]{2,})+\.?$      # ReadableBuffer (a type)
+    | ^-?\d+$ | ^\d+\s*(?:<<|>>|[|&^+*/-])                   # a number, 1<<8
     """,
     regex.VERBOSE,
 )
@@ -76,10 +77,15 @@ _PLACEHOLDER = regex.compile(
     | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|changeme)[\w!@\#$%.\\-]*$
     | \.\.\.$ | ^\.\.\.                     # abc..., ...xyz (elided)
     | \*{3}                                 # partly masked
-    | ^[A-Za-z][A-Za-z _-]*passw(?:or)?d[A-Za-z _-]*$   # a label: "no-password-required"
+    | ^[\w\ -]*passw(?:or)?d[\w\ -]*$       # a label ("no-password-required") or a weak sample
+    | (?-i:^[A-Z][A-Za-z]*[.:]$)            # prose: "password: Required. The ..."
+    | (?-i:^_*[A-Z][A-Z0-9]*(?:[-_][A-Z0-9]+)+$)   # a metavariable: OAUTH2-CLIENT-SECRET
+    | ^(?:bool|boolean|int|integer|number|float|bytes|object|any|list|dict|array|char|text)$
+    | ^&(?:lt|\#x3c|\#60)(?:;|$)             # an HTML-escaped <placeholder>
+    | \b(?:optional|leave\ (?:it\ )?(?:empty|blank)|not\ used|goes\ here|top[-_\ ]?secret)\b
     | ^test[\w!@\#$%.-]*$ | ^(?:blah|incorrect|wrong|invalid|bad|correct|right|ignored)$
-    | ^p@55w0rd!?$ | ^\d+(?:\.\d+)+-?(?:\d+(?:\.\d+)*)?$   # P@55w0rd, a version (3.0-3.12)
-    | ^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$        # DB_PASSWORD: a constant's or variable's name
+    | ^p[a@4]ss?w[o0]rd\w*$ | ^p@55w0rd!?$ | ^notasecret$      # P4ssword, P@55w0rd
+    | ^\d+(?:\.\d+)+-?(?:\d+(?:\.\d+)*)?$  # a version: 3.0-3.12
     """,
     regex.VERBOSE | regex.IGNORECASE,
 )
@@ -93,6 +99,22 @@ REFERENCE_FILTERS = PasswordFilters(min_length=0)
 # Runs of the alphabet or of the digits: typed by hand, never generated.
 _SEQUENCES = ("abcdefghijklmnopqrstuvwxyz", "0123456789")
 _SEQUENCE_RUN = 8
+
+
+# Values printed in specifications and tutorials (RFC 6749 and 6750, jwt.io):
+# they appear in every OAuth and JWT library and are nobody's credential.
+DOCUMENTED_EXAMPLES = (
+    "2YotnFZFEjr1zCsicMWpAA",
+    "tGzv3JOkF0XG5Qx2TlKWIA",
+    "SplxlOBeZQQYbYS6WxSbIA",
+    "czZCaGRSa3F0MzpnWDFmQmF0M2JW",
+    "mF_9.B5f-4.1JqM",
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+)
+
+
+def is_documented_example(secret: str) -> bool:
+    return any(example in secret for example in DOCUMENTED_EXAMPLES)
 
 
 def is_sequential(secret: str) -> bool:
