@@ -389,3 +389,9 @@ def test_an_xsrf_header_name_must_not_replace_the_clients_own(work, url, capsys,
     code, _, err = sync(capsys, url, *CODE_HOSTING, "--xsrf-header", header)
     assert code == 2
     assert "is not a usable HTTP header name" in err
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "3600"])
+def test_the_timeout_is_bounded(work, url, capsys, timeout) -> None:
+    code, _, err = sync(capsys, url, *CODE_HOSTING, "--timeout", timeout)
+    assert (code, "timeout must be more than 0 and at most 300 seconds" in err) == (2, True)

@@ -15,6 +15,8 @@ from spillguard.sync.variants import Variant, scope_values, variant
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+#: Seconds one request may take at most: a sync stays bounded even when misconfigured.
+MAX_TIMEOUT = 300
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 #: Headers the client sets itself; the XSRF header (a repository may name it) never replaces one.
 _RESERVED = frozenset(
@@ -61,6 +63,9 @@ def target(settings: Mapping[str, Any], environ: Mapping[str, str]) -> Target:
     header = str(settings.get("xsrf_header") or "")
     if header and (not _HEADER_NAME.fullmatch(header) or header.lower() in _RESERVED):
         raise UsageError(f"[sync] xsrf_header {header!r} is not a usable HTTP header name")
+    timeout = float(settings.get("timeout", 10))
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise UsageError(f"[sync] timeout must be more than 0 and at most {MAX_TIMEOUT} seconds")
     host = urlsplit(str(server)).hostname or ""
     credentials = find_credentials(host, bearer=chosen.bearer, environ=environ)
     hint = f"they came from {credentials.origin}"
@@ -71,6 +76,6 @@ def target(settings: Mapping[str, Any], environ: Mapping[str, str]) -> Target:
         auth_hint=f"{hint}; {_API_KEY_HINT}" if chosen.bearer else hint,
         xsrf_header=(header or None) if chosen.xsrf else None,
         ca_bundle=settings.get("ca_bundle"),
-        timeout=float(settings.get("timeout", 10)),
+        timeout=timeout,
     )
     return Target(client=client, variant=chosen, scope=scope, credentials_origin=credentials.origin)
