@@ -95,10 +95,13 @@ def test_list_shows_digests_never_text(leaky: GitRepo, capsys) -> None:
     assert entry["rule"] == "AWS_CLIENT_ID"
     assert len(entry["digest"]) == 64
     assert entry["date"].count("-") == 2
-    review(capsys, "add", OTHER_KEY, "--reason", "a\x1b[2Jb", "--repo", str(leaky.path))
+    reviewed_file = leaky.path / REVIEWED_FILE
+    # A hand-edited (or hostile) file: its text reaches the terminal escaped.
+    text = reviewed_file.read_text().replace('reason = ""', 'reason = "a\\u001b[2Jb"')
+    reviewed_file.write_text(text)
     code, out, _ = review(capsys, "list", "--repo", str(leaky.path))
     assert out.startswith(entry["digest"][:12] + "  AWS_CLIENT_ID  ")
-    assert out.splitlines()[1].endswith("  a\\x1b[2Jb")  # repository text, made harmless
+    assert out.splitlines()[0].endswith("  a\\x1b[2Jb")  # repository text, made harmless
     assert AWS_KEY not in out
 
 
@@ -137,6 +140,8 @@ def test_reason_is_mandatory_when_required(leaky: GitRepo, capsys) -> None:
         (("add", "-"), "the reviewed text is empty"),
         (("remove",), "give the reviewed TEXT, or - to read it from stdin"),
         (("add", "a\nb"), "the reviewed text spans lines; a finding never does"),
+        (("add", "x", "--reason", "a\udcffb"), "--reason must be one line of printable text"),
+        (("add", "x", "--reason", "a\x1b[2Jb"), "--reason must be one line of printable text"),
     ],
 )
 def test_bad_review_commands(leaky: GitRepo, capsys, monkeypatch, argv, message) -> None:

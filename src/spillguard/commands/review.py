@@ -107,6 +107,8 @@ def _record(
 ) -> reviewed.Record:
     _check_rule(options.rule, config)
     reason = options.reason.strip()
+    if not reason.isprintable():
+        raise UsageError("--reason must be one line of printable text")
     if config.require_review_reason and not reason:
         source = dict(config.origins).get("require_review_reason", "the configuration")
         raise UsageError(f"a reason is required (require_review_reason in {source}): --reason WHY")
