@@ -187,3 +187,11 @@ def test_plaintext_shows_the_other_secrets_on_the_line(tmp_path: Path, capsys) -
     (tmp_path / "a.env").write_text(f'a="{github}" b="{AWS_KEY}"\n')
     _, report = run_json(capsys, "scan", "--files", str(tmp_path), "--include-plaintext")
     assert report["findings"][0]["text"] == f'a="{github}" b="{AWS_KEY}"'
+
+
+def test_files_summary_counts_files_not_commits(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.txt").write_text("nothing here\n")
+    assert main(["scan", "--files", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "scanned 1 file(s), 13 bytes in " in out
+    assert "commit(s)" not in out

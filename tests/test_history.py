@@ -51,7 +51,7 @@ def test_default_scans_all_of_head_naming_commit_author_date_path_line(linear, c
     assert found(report) == [(ids["c1"], "app.py", 2), (ids["c3"], "app.py", 3)]
     first = next(f for f in report["findings"] if f["commit"].startswith(ids["c1"]))
     assert (first["author"], first["date"]) == ("Ada Tester", "2024-01-01T00:00:00Z")
-    assert report["summary"]["commits"] == 2  # c2 adds no line
+    assert report["summary"]["commits"] == 3  # c2 adds no line, and was scanned too
     assert key("one") not in json.dumps(report)
 
 
@@ -211,3 +211,13 @@ def test_sha256_repository_is_a_clear_error(tmp_path: Path, capsys) -> None:
         f"spillguard: error: {repo.path}: repositories in the SHA-256 object format "
         "are not supported yet (libgit2 reads SHA-1 only)\n"
     )
+
+
+def test_summary_counts_every_commit_walked(repo: GitRepo, capsys) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit("adds")
+    repo.commit("empty")
+    repo.git("rm", "-q", "a.py")
+    repo.commit("deletes")
+    assert main(["scan", "--repo", str(repo.path)]) == 0
+    assert "scanned 3 commit(s), 1 file(s)" in capsys.readouterr().out

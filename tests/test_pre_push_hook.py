@@ -130,3 +130,13 @@ def test_multi_ref_and_force_push(work) -> None:
     result = push("--force", "two")
     assert result.returncode == 0, result.stderr
     assert "scanned 1 commit(s)" in result.stderr
+
+
+def test_summary_counts_commits_that_add_no_line(work) -> None:
+    repo, push = work
+    repo.commit("empty")
+    repo.git("rm", "-q", "old.py")
+    repo.commit("deletes")
+    result = push("main")
+    assert result.returncode == 0, result.stderr
+    assert "scanned 2 commit(s), 0 file(s)" in result.stderr

@@ -144,3 +144,23 @@ def test_a_ref_name_that_is_not_utf8_does_not_crash_the_hook(
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(line), encoding="utf-8"))
     assert main(["hook", "pre-receive"]) == 0
     assert "push accepted: no secrets found" in capsys.readouterr().err
+
+
+def test_summary_counts_every_new_commit(tmp_path) -> None:
+    from spillguard.git import open_repository
+    from spillguard.hooks.pre_receive import scan_push
+    from spillguard.loading import load_server_config
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.txt", "x = 1\n")
+    repo.commit("adds")
+    repo.commit("empty")
+    repo.git("rm", "-q", "a.txt")
+    tip = repo.commit("deletes")
+    repo.git("update-ref", "-d", "refs/heads/main")  # none of them is on the server yet
+    config = load_server_config(
+        repo_dir=str(repo.path), config_path=None, read_repository_file=lambda: None
+    )
+    updates = (RefUpdate("0" * 40, tip, "refs/heads/topic"),)
+    scan = scan_push(open_repository(str(repo.path)), updates, config, deadline=float("inf"))
+    assert scan.result.stats.commits == 3

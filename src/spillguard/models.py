@@ -139,6 +139,17 @@ class RuleError:
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CommitWalked:
+    """A commit a scan went through, whether or not it added a line to judge."""
+
+    commit: str
+
+
+#: What a scan covered, for its summary: commits, the staged changes, or files.
+ScanScope = Literal["commits", "staged", "files"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Skipped:
     """An input left out on purpose (binary, too large, a submodule...)."""
 
@@ -151,10 +162,12 @@ class Skipped:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ScanStats:
+    #: Commits walked (empty ones and those that only delete lines included).
     commits: int = 0
     files: int = 0
     bytes: int = 0
     seconds: float = 0.0
+    scope: ScanScope = "commits"
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

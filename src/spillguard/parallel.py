@@ -148,6 +148,7 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
     finally:
         shown.finish()
     total.errors = scanner.errors
+    total.commits.update(commits)  # those that add no line were walked too
     return total.result(started=started, notices=notices)
 
 

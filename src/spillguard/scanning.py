@@ -7,7 +7,16 @@ import time
 from typing import TYPE_CHECKING
 
 from spillguard.engine import Scanner
-from spillguard.models import Finding, RuleError, RuleSet, ScanResult, ScanStats, Skipped
+from spillguard.models import (
+    CommitWalked,
+    Finding,
+    RuleError,
+    RuleSet,
+    ScanResult,
+    ScanScope,
+    ScanStats,
+    Skipped,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -37,6 +46,9 @@ class Tally:
             if isinstance(item, Skipped):
                 self.skipped.append(item)
                 continue
+            if isinstance(item, CommitWalked):
+                self.commits.add(item.commit)
+                continue
             self.files.add(item.path)
             self.size += len(item.text)
             if item.commit is not None:
@@ -59,7 +71,9 @@ class Tally:
             for finding in part.findings:
                 on_finding(finding)
 
-    def result(self, *, started: float, notices: Iterable[str]) -> ScanResult:
+    def result(
+        self, *, started: float, notices: Iterable[str], scope: ScanScope = "commits"
+    ) -> ScanResult:
         return ScanResult(
             findings=tuple(self.findings),
             errors=tuple(self.errors),
@@ -69,6 +83,7 @@ class Tally:
                 files=len(self.files),
                 bytes=self.size,
                 seconds=time.monotonic() - started,
+                scope=scope,
             ),
             notices=tuple(notices),
         )
@@ -80,6 +95,7 @@ def run_scan(
     *,
     on_finding: Callable[[Finding], None] | None = None,
     notices: Iterable[str] = (),
+    scope: ScanScope = "commits",
 ) -> ScanResult:
     """Judge every fragment; ``on_finding`` sees each finding as it is found (streaming)."""
     started = time.monotonic()
@@ -87,4 +103,4 @@ def run_scan(
     tally = Tally()
     tally.judge(items, scanner, on_finding)
     tally.errors = scanner.errors
-    return tally.result(started=started, notices=notices)
+    return tally.result(started=started, notices=notices, scope=scope)

@@ -80,7 +80,9 @@ def _scan(
 ) -> ScanResult:
     source = _source(options, config)
     if source is not None:
-        return run_scan(source, config.ruleset, on_finding=on_finding, notices=config.notices)
+        return run_scan(
+            source, config.ruleset, on_finding=on_finding, notices=config.notices, scope="files"
+        )
     from spillguard.parallel import default_jobs, scan_commits
 
     repo_path, commits = _selected_commits(options)

@@ -43,4 +43,4 @@ def run_pre_commit(
         reviewed_text=staged_configuration(staged_text(repo, REVIEWED_FILE), REVIEWED_FILE),
     )
     items = iter_staged(repo, max_size=config.max_file_size)
-    return run_scan(items, config.ruleset, notices=config.notices), config
+    return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config

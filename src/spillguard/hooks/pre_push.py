@@ -22,7 +22,7 @@ from spillguard.errors import UsageError
 from spillguard.loading import load_config
 from spillguard.models import RefUpdate
 from spillguard.scanning import run_scan
-from spillguard.sources.commits import iter_commit_fragments
+from spillguard.sources.commits import iter_walked_commit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
@@ -126,7 +126,7 @@ def _pushed_source(
         if token and token in commit.raw_message.decode("utf-8", "replace"):
             notices.append(f"skipped commit {str(commit.id)[:10]}: its message contains {token!r}")
             continue
-        yield from iter_commit_fragments(repo, commit, max_size=config.max_file_size, ref=ref)
+        yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=ref)
 
 
 def run_pre_push(

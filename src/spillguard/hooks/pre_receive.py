@@ -139,7 +139,7 @@ def _commit_items(
     repo: pygit2.Repository, received: Received, config: Config, progress: _Progress
 ) -> Iterator[SourceItem]:
     """The fragments of each new commit, less those whose message has the bypass token."""
-    from spillguard.sources.commits import iter_commit_fragments
+    from spillguard.sources.commits import iter_walked_commit
 
     token = config.bypass_token
     for each in received.commits:
@@ -150,7 +150,7 @@ def _commit_items(
                 f"its message contains the bypass token {token!r}"
             )
             continue
-        yield from iter_commit_fragments(repo, commit, max_size=config.max_file_size, ref=each.ref)
+        yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=each.ref)
 
 
 def _describe(error: Exception) -> str:

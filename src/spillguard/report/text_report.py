@@ -123,10 +123,15 @@ def _finding(finding: Finding, indent: str, options: ReportOptions) -> list[Line
 
 def summary_lines(result: ScanResult) -> list[str]:
     summary = summary_dict(result)
+    scope = {
+        "commits": f"{summary['commits']} commit(s), ",
+        "staged": "the staged changes, ",
+        "files": "",
+    }[result.stats.scope]
     lines = [
         (
             f"{summary['findings']} finding(s), {summary['blocking']} blocking; "
-            f"scanned {summary['commits']} commit(s), {summary['files']} file(s), "
+            f"scanned {scope}{summary['files']} file(s), "
             f"{summary['bytes']} bytes in {summary['seconds']:.2f} s"
         )
     ]

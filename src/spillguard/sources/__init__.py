@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from spillguard.models import Fragment, Skipped
+from spillguard.models import CommitWalked, Fragment, Skipped
 
-#: What every source yields: a fragment to judge, or an input left out on purpose.
-SourceItem = Fragment | Skipped
+#: What every source yields: a fragment to judge, an input left out on purpose, or
+#: the mark of a commit walked (so that commits adding no line are counted too).
+SourceItem = Fragment | Skipped | CommitWalked
 Source = Iterator[SourceItem]
 
 __all__ = ["Source", "SourceItem"]

@@ -28,7 +28,7 @@ from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
 from spillguard import git
 from spillguard.decode import decode
-from spillguard.models import CommitInfo, Fragment, Skipped
+from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -68,6 +68,14 @@ def iter_commit_fragments(
     return iter_diff_fragments(
         repo, diff, others=others, max_size=max_size, commit=commit_info(commit), ref=ref
     )
+
+
+def iter_walked_commit(
+    repo: pygit2.Repository, commit: pygit2.Commit, *, max_size: int, ref: str | None = None
+) -> Source:
+    """``commit`` marked as walked, then its fragments: the summary counts every commit."""
+    yield CommitWalked(commit=str(commit.id))
+    yield from iter_commit_fragments(repo, commit, max_size=max_size, ref=ref)
 
 
 def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff

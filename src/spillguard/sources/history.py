@@ -17,7 +17,7 @@ from pygit2.enums import SortMode
 
 from spillguard import git
 from spillguard.errors import GitError
-from spillguard.sources.commits import iter_commit_fragments
+from spillguard.sources.commits import iter_walked_commit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -50,9 +50,7 @@ def iter_history(repo: pygit2.Repository, selection: Selection, *, max_size: int
     """
     commits = select_commits(repo, selection)
     return (
-        item
-        for commit in commits
-        for item in iter_commit_fragments(repo, commit, max_size=max_size)
+        item for commit in commits for item in iter_walked_commit(repo, commit, max_size=max_size)
     )
 
 
