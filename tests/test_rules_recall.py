@@ -1,0 +1,98 @@
+"""Secrets as they appear in real files of many formats: each is found, by the expected rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from spillguard.engine import Scanner
+from spillguard.models import Fragment, RuleSet
+from spillguard.rules import builtin_rules
+from testing.tokens import expand
+
+CASES = [
+    (".env", "STRIPE_SECRET_KEY=sk_live_{rand:Aa0:32}", "STRIPE_SECRET_KEY"),
+    (
+        ".env",
+        'DATABASE_URL="postgres://app:{rand:Aa0:20}@db.internal:5432/app"',
+        "POSTGRES_CONNECTION_URI",
+    ),
+    (".env", "SENDGRID_API_KEY=SG.{rand:Aa0_-:22}.{rand:Aa0_-:43}", "SENDGRID_API_KEY"),
+    ("deploy.sh", 'export AWS_SECRET_ACCESS_KEY="{rand:b64:40}"', "AWS_SECRET_ACCESS_KEY"),
+    ("deploy.sh", "export AWS_ACCESS_KEY_ID=AKIA{rand:A2:16}", "AWS_CLIENT_ID"),
+    ("ci.yml", "      GITHUB_TOKEN: ghp_{rand:Aa0:36}", "GITHUB_PAT"),
+    (
+        "ci.yml",
+        "    SLACK_WEBHOOK: https://hooks.slack.com/services/T{rand:A0:8}/B{rand:A0:10}/{rand:Aa0:24}",
+        "SLACK_WEBHOOK_URL",
+    ),
+    ("secret.yaml", "  password: {rand:Aa0:16}", "GENERIC_PASSWORD"),
+    ("values.yaml", '  apiKey: "{rand:Aa0:32}"', "GENERIC_API_KEY"),
+    ("config.json", '  "client_secret": "{rand:Aa0_-:40}",', "GENERIC_CLIENT_SECRET"),
+    (
+        "appsettings.json",
+        '  "Default": "Server=db;Database=app;User Id=app;Password={rand:Aa0:16};"',
+        "ADO_CONNECTION_STRING",
+    ),
+    ("settings.xml", "      <password>{rand:Aa0:14}</password>", "GENERIC_PASSWORD"),
+    ("app.ini", "password = {rand:Aa0:12}", "GENERIC_PASSWORD"),
+    ("app.properties", "spring.datasource.password={rand:Aa0:12}", "GENERIC_PASSWORD"),
+    ("main.tf", '  password = "{rand:Aa0:16}"', "GENERIC_PASSWORD"),
+    (
+        "client.py",
+        'client = OpenAI(api_key="sk-proj-{rand:Aa0_-:74}T3BlbkFJ{rand:Aa0_-:74}")',
+        "OPENAI_API_KEY",
+    ),
+    ("client.py", 'stripe.api_key = "sk_live_{rand:Aa0:24}"', "STRIPE_SECRET_KEY"),
+    (
+        "client.py",
+        'requests.get(url, headers={{"Authorization": "Bearer {rand:Aa0:40}"}})',
+        "BEARER_TOKEN_HEADER",
+    ),
+    ("main.go", 'apiKey := "{rand:Aa0:32}"', "GENERIC_API_KEY"),
+    ("index.js", 'const token = "xoxb-{rand:0:12}-{rand:0:13}-{rand:Aa0:24}";', "SLACK_BOT_TOKEN"),
+    ("index.js", "const jwtSecret = '{rand:Aa0:40}';", "GENERIC_SECRET"),
+    ("App.java", 'String password = "{rand:Aa0:14}";', "GENERIC_PASSWORD"),
+    ("Dockerfile", "ENV API_TOKEN={rand:Aa0:40}", "GENERIC_TOKEN"),
+    (".npmrc", "//registry.npmjs.org/:_authToken=npm_{rand:Aa0:36}", "NPM_ACCESS_TOKEN"),
+    (".pypirc", "password = pypi-AgEIcHlwaS5vcmc{rand:Aa0_-:120}", "PYPI_UPLOAD_TOKEN"),
+    (
+        "config.json",
+        '{{"auths": {{"ghcr.io": {{"auth": "{rand:b64:40}"}}}}}}',
+        "DOCKER_CONFIG_AUTH",
+    ),
+    (
+        "id_rsa",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA{rand:b64:48}\n{rand:b64:64}\n",
+        "RSA_PRIVATE_KEY",
+    ),
+    (
+        "id_ed25519",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA{rand:b64:46}\n",
+        "SSH_PRIVATE_KEY",
+    ),
+    (
+        "sa.json",
+        '  "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIE{rand:b64:60}\\n",',
+        "PKCS8_PRIVATE_KEY",
+    ),
+    (
+        "notes.md",
+        "run `curl -u admin:{rand:Aa0:16} https://ci.example.com/api`",
+        "CURL_USER_CREDENTIALS",
+    ),
+    ("bundle.min.js", 'var a=1;var k="AIza{rand:Aa0_-:35}";var b=2;', "GCP_API_KEY"),
+]
+
+
+@pytest.fixture(scope="module")
+def scanner() -> Scanner:
+    return Scanner(RuleSet(rules=builtin_rules()))
+
+
+@pytest.mark.parametrize(
+    ("path", "template", "rule"), CASES, ids=[f"{path}-{rule}" for path, _, rule in CASES]
+)
+def test_secret_is_found_by_its_rule(scanner: Scanner, path: str, template: str, rule: str) -> None:
+    text = "# settings\n" + expand(template, f"{path}-{rule}") + "\n"
+    findings = scanner.scan(Fragment(path=path, text=text))
+    assert [(finding.rule, finding.line) for finding in findings] == [(rule, 2)]
