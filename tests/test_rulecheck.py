@@ -62,10 +62,11 @@ def test_catastrophic_custom_rule_is_a_rule_error_and_the_scan_goes_on(
     tmp_path: Path, capsys
 ) -> None:
     config = tmp_path / "admin.toml"
-    config.write_text("max_rule_timeout = 0.5\n[custom_rules]\nSLOW = '(a+)+$'\n")
+    # Slow only on a repeated two-character unit: past the load-time probes.
+    config.write_text("max_rule_timeout = 0.5\n[custom_rules]\nSLOW = '((ab)+)+$'\n")
     files = tmp_path / "src"
     files.mkdir()
-    (files / "a.txt").write_text("a" * 50_000 + "!\n" + "b" * 50_000 + "!\n")
+    (files / "a.txt").write_text("ab" * 25_000 + "!\n" + "ab" * 25_000 + "!\n")
     key = expand("AKIA{rand:A2:16}", "slow")
     (files / "b.txt").write_text(f"aws_key = {key}\n")
     code = main(["scan", "--files", str(files), "--config", str(config), "--format", "json"])
@@ -75,3 +76,27 @@ def test_catastrophic_custom_rule_is_a_rule_error_and_the_scan_goes_on(
     (error,) = report["errors"]
     assert error["rule"] == "SLOW"
     assert "time budget" in error["message"]
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"(a+)+$", r"(\w+)*@", r"(\d+\s?)+x", r"(\s*)*;", r"(a|aa)+$", r"(x|x)+y"]
+)
+def test_catastrophic_custom_rule_is_refused_at_load_naming_it(
+    tmp_path: Path, capsys, pattern: str
+) -> None:
+    # Refused before any scan: under the default 20 s budget a scan would stall.
+    config = tmp_path / "admin.toml"
+    config.write_text(f"[custom_rules]\nCATA = '{pattern}'\n")
+    (tmp_path / "a.txt").write_text("a" * 100_000 + "\n")
+    assert main(["scan", "--files", str(tmp_path / "a.txt"), "--config", str(config)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("spillguard: error: ")
+    assert "custom rule CATA: regexp backtracks catastrophically" in err[0]
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"itk_[A-Za-z0-9]{32}", r"password\s*=\s*\S{8,}", r"-----BEGIN [A-Z ]+-----"]
+)
+def test_ordinary_custom_rules_pass_the_backtracking_probe(pattern: str) -> None:
+    assert compile_custom("MY_RULE", pattern) is not None

@@ -48,6 +48,12 @@ ORDINARY_LINES = (
 #: A rule matching this share of ORDINARY_LINES is rejected as too broad.
 BROAD_SHARE = 0.2
 _PROBE_TIMEOUT = 0.5
+#: Nested quantifiers such as ``(a+)+$`` backtrack exponentially on a long run of
+#: one character that ends in a mismatch. A run of this many of each character the
+#: regexp names (and a few common ones) exposes them at load, so a scan never pays
+#: the default 20 s rule budget; a sound regexp takes microseconds per probe.
+_RUN_LENGTH = 1000
+_RUN_CHARACTERS = "aA0 _-."
 
 
 class RuleValidationError(ValueError):
@@ -64,7 +70,8 @@ def compile_custom(name: str, pattern: str) -> regex.Pattern[str]:
         _check_matches(name, compiled)
     except TimeoutError:
         raise RuleValidationError(
-            f"custom rule {name}: regexp backtracks catastrophically on ordinary code"
+            f"custom rule {name}: regexp backtracks catastrophically (nested "
+            "quantifiers such as (a+)+ take exponential time on a long line)"
         ) from None
     return compiled
 
@@ -85,3 +92,8 @@ def _check_matches(name: str, compiled: regex.Pattern[str]) -> None:
             f"custom rule {name}: regexp is too broad: it matches {hits} of "
             f"{len(ORDINARY_LINES)} lines of ordinary code"
         )
+    named = "".join(dict.fromkeys(c for c in compiled.pattern if c.isprintable()))
+    for character in dict.fromkeys(_RUN_CHARACTERS + named):
+        # A control character no regexp expects makes the match fail after the run;
+        # the regexp's own characters after it defeat its required-literal shortcut.
+        compiled.search(character * _RUN_LENGTH + "\x01" + named, timeout=_PROBE_TIMEOUT)
