@@ -178,12 +178,13 @@ def test_a_repository_allowlist_never_spares_a_locked_rule(
 
 
 def test_max_rule_timeout_is_the_budget_of_one_rule_on_one_line(repo: GitRepo, capsys) -> None:
-    # Backtracks exponentially on a long run of k: far beyond any budget.
+    # Backtracks exponentially on a long run of "kq": far beyond any budget (a run of
+    # one character would be refused at load, see test_rulecheck).
     repo.write(
         ".spillguard.toml",
-        "max_rule_timeout = 0.05\n[custom_rules]\nSLOW_RULE = '(?:k|kk)+\\d{40}'\n",
+        "max_rule_timeout = 0.05\n[custom_rules]\nSLOW_RULE = '(?:kq|kqkq)+\\d{40}'\n",
     )
-    repo.write("slow.txt", "k" * 60 + "!\n")
+    repo.write("slow.txt", "kq" * 60 + "!\n")
     repo.commit("slow")
     code, report = scan(repo, capsys)
     assert code == 3  # the scan could not complete: said, never silent
