@@ -234,16 +234,18 @@ def _add_review_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     review = commands.add_parser("review", help="reviewed strings that are not reported")
     actions = review.add_subparsers(dest="action", required=True, metavar="ACTION")
     add = actions.add_parser("add", help="stop reporting TEXT ('-': read it from stdin)")
-    add.add_argument("text", metavar="TEXT")
+    add.add_argument("text", metavar="TEXT", help="the string that is not a secret ('-': stdin)")
     add.add_argument("--reason", default="", metavar="WHY", help="why it is not a secret")
     remove = actions.add_parser("remove", help="report TEXT again ('-': read it from stdin)")
-    remove.add_argument("text", nargs="?", metavar="TEXT")
+    remove.add_argument("text", nargs="?", metavar="TEXT", help="the string ('-': stdin)")
     remove.add_argument("--digest", metavar="HEX", help="the entry with this digest (8+ digits)")
     listing = actions.add_parser("list", help="the reviewed entries (digests, never text)")
     listing.add_argument("--format", choices=("text", "json", "csv"), default="text")
     listing.add_argument("--output", metavar="FILE")
     for action in (add, remove, listing):
-        action.add_argument("--repo", default=".", metavar="DIR")
+        action.add_argument(
+            "--repo", default=".", metavar="DIR", help="the repository (default: the current one)"
+        )
         action.add_argument("--config", metavar="FILE", help="the global (user) file")
     for action in (add, remove):
         action.add_argument("--rule", metavar="NAME", help="only for this rule")
@@ -258,12 +260,16 @@ def _add_config_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     config = commands.add_parser("config", help="validate and show the configuration")
     actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
     check = actions.add_parser("check", help="validate every layer and print the result")
-    check.add_argument("--repo", default=".", metavar="DIR")
+    check.add_argument(
+        "--repo", default=".", metavar="DIR", help="a work tree, or a bare repository on a server"
+    )
     check.add_argument("--config", metavar="FILE", help="the global (user or administrator) file")
     check.add_argument("--format", choices=("text", "json"), default="text")
-    check.add_argument("--output", metavar="FILE")
+    check.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
     check.add_argument("--offline", action="store_true", help="leave the synced rules out")
-    check.add_argument("--include-allowlisted", action="store_true")
+    check.add_argument(
+        "--include-allowlisted", action="store_true", help="the command-line flag's layer"
+    )
 
 
 class _VersionAction(argparse.Action):
