@@ -195,3 +195,27 @@ def test_files_summary_counts_files_not_commits(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert "scanned 1 file(s), 13 bytes in " in out
     assert "commit(s)" not in out
+
+
+def test_tree_of_an_empty_repository_says_it_has_no_commits(repo: GitRepo, capsys) -> None:
+    assert main(["scan", "--repo", str(repo.path), "--tree", "HEAD"]) == 3
+    assert capsys.readouterr().err == (
+        "spillguard: error: the repository has no commits yet (HEAD is unborn)\n"
+    )
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "sarif", "csv"])
+def test_rules_refuses_a_format_it_cannot_write(tmp_path: Path, capsys, fmt: str) -> None:
+    assert main(["rules", "--repo", str(tmp_path), "--format", fmt]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"spillguard: error: rules --format {fmt}: the rule list is text or json\n"
+    )
+
+
+def test_readme_documents_the_max_line_length() -> None:
+    from pathlib import Path as _Path
+
+    readme = (_Path(__file__).parent.parent / "README.md").read_text()
+    assert f"longer than {MAX_LINE_LENGTH:,} characters" in readme

@@ -113,14 +113,20 @@ def resolve_commit(repo: pygit2.Repository, rev: str) -> pygit2.Commit:
     try:
         return repo.revparse_single(rev).peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        raise GitError(f"unknown revision {rev!r}") from None
+        raise _unknown_revision(repo, rev) from None
 
 
 def resolve_tree(repo: pygit2.Repository, rev: str) -> pygit2.Tree:
     try:
         return repo.revparse_single(rev).peel(pygit2.Tree)
     except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        raise GitError(f"unknown revision {rev!r}") from None
+        raise _unknown_revision(repo, rev) from None
+
+
+def _unknown_revision(repo: pygit2.Repository, rev: str) -> GitError:
+    if rev in {"HEAD", "@"} and repo.head_is_unborn:
+        return GitError("the repository has no commits yet (HEAD is unborn)")
+    return GitError(f"unknown revision {rev!r}")
 
 
 def skip_reason(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from spillguard.errors import ExitCode
+from spillguard.errors import ExitCode, UsageError
 from spillguard.loading import load_config
 from spillguard.output import open_output
 
@@ -26,6 +26,8 @@ def rule_dict(rule: Rule) -> dict[str, object]:
 
 def run_rules_command(options: RulesOptions) -> int:
     common = options.common
+    if common.format not in {"text", "json"}:
+        raise UsageError(f"rules --format {common.format}: the rule list is text or json")
     config = load_config(root=options.repo, config_path=common.config, offline=common.offline)
     rules = config.ruleset.rules
     with open_output(common.output) as stream:
