@@ -6,6 +6,17 @@ from __future__ import annotations
 SNIFF_BYTES = 8000
 
 
+# An LFS pointer is a tiny text file; the content it points at is not in git.
+_LFS_HEADER = b"version https://git-lfs.github.com/spec/"
+#: git-lfs never reads a blob this large or larger as a pointer (its blobSizeCutoff);
+#: history scans rely on it to judge big blobs without reading them twice.
+LFS_POINTER_LIMIT = 1024
+
+
+def is_lfs_pointer(data: bytes) -> bool:
+    return len(data) < LFS_POINTER_LIMIT and data.startswith(_LFS_HEADER)
+
+
 def is_binary(data: bytes) -> bool:
     return b"\0" in data[:SNIFF_BYTES]
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pygit2
 from pygit2.enums import FileMode, RepositoryOpenFlag
 
-from spillguard.decode import decode, is_binary
+from spillguard.decode import decode, is_binary, is_lfs_pointer
 from spillguard.errors import GitError
 from spillguard.models import Fragment, Skipped
 
@@ -18,11 +18,6 @@ if TYPE_CHECKING:
 LINK_MODE = int(FileMode.LINK)
 GITLINK_MODE = int(FileMode.COMMIT)
 TREE_MODE = int(FileMode.TREE)
-# An LFS pointer is a tiny text file; the content it points at is not in git.
-_LFS_HEADER = b"version https://git-lfs.github.com/spec/"
-#: git-lfs never reads a blob this large or larger as a pointer (its blobSizeCutoff);
-#: history scans rely on it to judge big blobs without reading them twice.
-LFS_POINTER_LIMIT = 1024
 
 
 def bound_pack_memory() -> None:
@@ -144,7 +139,7 @@ def skip_reason(
     data: bytes = repo.odb.read(object_id)[1]
     if is_binary(data):
         return "binary", b""
-    if size < LFS_POINTER_LIMIT and data.startswith(_LFS_HEADER):
+    if is_lfs_pointer(data):
         return "LFS pointer", b""
     return None, data
 

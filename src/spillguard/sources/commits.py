@@ -27,11 +27,11 @@ import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
 from spillguard import git
-from spillguard.decode import decode
-from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
+from spillguard.models import CommitInfo, CommitWalked, Skipped
+from spillguard.sources.diffparse import fragments
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterator
 
     from spillguard.sources import Source
 
@@ -97,7 +97,7 @@ def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff
         if isinstance(item, str):
             yield Skipped(path=path, reason=item, commit=commit_id)
         else:
-            yield from _fragments(path, item, commit, ref)
+            yield from fragments(path, item, commit, ref)
 
 
 def _added_by_file(
@@ -170,25 +170,3 @@ def _also_added_against(
     patch = pygit2.Patch.create_from(entry, new, flag=DIFF_FLAGS, context_lines=0)
     also = _patch_added(patch)
     return {number: line for number, line in added.items() if number in also}
-
-
-def _fragments(
-    path: str, added: Mapping[int, bytes], info: CommitInfo | None, ref: str | None
-) -> Iterator[Fragment]:
-    """One fragment per run of consecutive line numbers."""
-    run: list[bytes] = []
-    start = previous = 0
-    for number in sorted(added):
-        if run and number != previous + 1:
-            yield Fragment(
-                path=path, text=decode(b"".join(run)), start_line=start, commit=info, ref=ref
-            )
-            run = []
-        if not run:
-            start = number
-        run.append(added[number])
-        previous = number
-    if run:
-        yield Fragment(
-            path=path, text=decode(b"".join(run)), start_line=start, commit=info, ref=ref
-        )

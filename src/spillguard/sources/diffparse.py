@@ -1,0 +1,266 @@
+"""Diffs from the git command line, parsed: pure Python, no libgit2.
+
+``git diff-tree --raw --patch`` output becomes, per commit (or per pair of trees),
+its raw entries (modes, blob ids, status, path) and the lines each file adds, by
+new line number. History scans (``sources.gitdiff``) and the pre-commit fast path
+(``sources.staged_cli``) build their fragments from it; ``fragments`` is shared
+with the libgit2 path so both cut added lines into fragments the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from spillguard.decode import decode
+from spillguard.errors import GitError
+from spillguard.models import Fragment
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+    from spillguard.models import CommitInfo
+
+DIFF_TREE = (
+    "diff-tree",
+    "--stdin",
+    "--always",
+    "--raw",
+    "--patch",
+    # One line of context, not none: with none, git trims the files' common tail
+    # before diffing, which moves ambiguous runs of added lines away from where
+    # libgit2 (and git itself, with context) puts them.
+    "--unified=1",
+    "--inter-hunk-context=0",
+    "--no-renames",
+    "--no-abbrev",
+    "-r",
+    "--root",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--diff-algorithm=myers",
+    "--no-indent-heuristic",
+)
+_HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+# A commit's id, or the two tree ids of a pair of trees, on a line of its own.
+_COMMIT_HEADER = re.compile(
+    rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)(?: [0-9a-f]{40}(?:[0-9a-f]{24})?)?\n"
+)
+REGULAR_MODES = frozenset({0o100644, 0o100755})
+#: Empty tree, the value that leaves attr.tree without any .gitattributes.
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+@dataclasses.dataclass(slots=True)
+class FileDiff:
+    """One raw entry of a commit's diff and, from its patch, the lines it adds."""
+
+    new_mode: int
+    old_id: str
+    new_id: str
+    status: str
+    path: bytes
+    binary: bool = False
+    added: dict[int, bytes] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(slots=True)
+class CommitDiff:
+    commit: str
+    files: list[FileDiff] = dataclasses.field(default_factory=list)
+    sections: int = 0
+
+
+# A hunk line's first byte, as the int that indexing bytes gives.
+_PLUS, _MINUS, _SPACE, _BACKSLASH = b"+- \\"
+_HEADER_LENGTHS = frozenset({41, 65, 82, 130})  # one or two SHA-1 or SHA-256 ids
+
+
+def _raw_entry(line: bytes) -> FileDiff:
+    """``:old_mode new_mode old_id new_id status<TAB>path``."""
+    fields, _, path = line[1:].rstrip(b"\n").partition(b"\t")
+    _, new_mode, old_id, new_id, status = fields.split(b" ")
+    return FileDiff(
+        new_mode=int(new_mode, 8),
+        old_id=old_id.decode(),
+        new_id=new_id.decode(),
+        status=status.decode()[:1],
+        path=path,
+    )
+
+
+def _hunk(line: bytes) -> tuple[int, int, int]:
+    """(lines of the old side, first line of the new side, lines of the new side)."""
+    match = _HUNK.match(line)
+    if match is None:
+        raise GitError(f"git diff-tree: unexpected hunk header {line[:80]!r}")
+    old, start, new = match.groups()
+    return (1 if old is None else int(old)), int(start), (1 if new is None else int(new))
+
+
+def _read_hunk(lines: Iterator[bytes], header: bytes, added: dict[int, bytes]) -> int | None:
+    """Record the hunk's added lines by new line number; returns the last line's number
+    when the hunk ends with an added line (a "no newline" marker may follow)."""
+    minus, number, plus = _hunk(header)
+    last = None
+    while minus > 0 or plus > 0:
+        line = next(lines)
+        tag = line[0]
+        if tag == _PLUS:
+            added[number] = line[1:]
+            last = number
+            number += 1
+            plus -= 1
+        elif tag == _SPACE:
+            number += 1
+            plus -= 1
+            minus -= 1
+            last = None
+        elif tag == _MINUS:
+            minus -= 1
+            last = None
+        elif tag == _BACKSLASH:
+            _no_newline(added, last)
+            last = None
+        else:
+            raise GitError(f"git diff-tree: unexpected line in a hunk {line[:80]!r}")
+    return last
+
+
+def _no_newline(added: dict[int, bytes], last: int | None) -> None:
+    """``\\ No newline at end of file`` after an added line: that line has none."""
+    if last is not None:
+        added[last] = added[last].removesuffix(b"\n")
+
+
+def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
+    """Each commit's raw entries and added lines, in git's output order.
+
+    One loop with inlined hunk reading: this runs once per line of every diff.
+    """
+    current = CommitDiff(commit="")  # nothing comes before the first commit's id
+    added: dict[int, bytes] = {}
+    last: int | None = None
+    lines = iter(stream)
+    for line in lines:
+        tag = line[:1]
+        if tag == b"@":
+            last = _read_hunk(lines, line, added)
+            continue
+        if tag == b"\\":
+            _no_newline(added, last)
+        elif len(line) in _HEADER_LENGTHS and (header := _COMMIT_HEADER.fullmatch(line)):
+            if current.commit:
+                yield current
+            current = CommitDiff(commit=header.group(1).decode())
+        else:
+            added = _section_line(current, tag, line, added)
+        last = None
+    if current.commit:
+        yield current
+
+
+def _section_line(
+    current: CommitDiff, tag: bytes, line: bytes, added: dict[int, bytes]
+) -> dict[int, bytes]:
+    """Take a raw entry or a patch header line; returns where added lines go next."""
+    if tag == b":":
+        current.files.append(_raw_entry(line))
+    elif tag == b"d" and line.startswith(b"diff --git "):
+        return _next_section(current)
+    elif (
+        tag == b"B"
+        and line.startswith(b"Binary files ")
+        and 0 < current.sections <= len(current.files)
+    ):
+        current.files[current.sections - 1].binary = True
+    return added
+
+
+def _next_section(current: CommitDiff) -> dict[int, bytes]:
+    """The added-lines map of the raw entry the next patch section belongs to."""
+    current.sections += 1
+    if current.sections > len(current.files):
+        return {}  # more sections than entries: _commit_items rejects the commit
+    return current.files[current.sections - 1].added
+
+
+def git_command(git_dir: str, scratch: str) -> tuple[list[str], dict[str, str]]:
+    """git, run so that nothing but the blobs' content shapes its diffs.
+
+    ``scratch`` is an empty directory: the work tree and the (absent) index, so no
+    ``.gitattributes`` applies; attribute files, replace refs and diff drivers are
+    switched off too.
+    """
+    empty = Path(scratch, "empty")
+    empty.touch()
+    command = [
+        "git",
+        f"--git-dir={git_dir}",
+        f"--work-tree={scratch}",
+        "-c",
+        f"core.attributesFile={empty}",
+        "-c",
+        f"attr.tree={_EMPTY_TREE}",
+        "-c",
+        "core.quotePath=false",
+    ]
+    env = dict(os.environ)
+    env.update(
+        GIT_INDEX_FILE=str(Path(scratch, "index")),
+        GIT_ATTR_NOSYSTEM="1",
+        GIT_NO_REPLACE_OBJECTS="1",
+    )
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS"):
+        env.pop(name, None)
+    return command, env
+
+
+def run_diff_tree(
+    command: list[str], env: dict[str, str], stdin: bytes, *extra: str
+) -> Iterator[CommitDiff]:
+    """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed."""
+    with tempfile.TemporaryFile() as ids, tempfile.TemporaryFile() as errors:
+        ids.write(stdin)
+        ids.seek(0)
+        with subprocess.Popen(
+            [*command, *DIFF_TREE, *extra],
+            stdin=ids,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            env=env,
+        ) as process:
+            if process.stdout is not None:
+                yield from parse(process.stdout)
+        if process.returncode != 0:
+            errors.seek(0)
+            lines = errors.read().decode(errors="replace").strip().splitlines()
+            raise GitError(f"git diff-tree failed: {lines[-1] if lines else process.returncode}")
+
+
+def fragments(
+    path: str, added: Mapping[int, bytes], info: CommitInfo | None, ref: str | None
+) -> Iterator[Fragment]:
+    """One fragment per run of consecutive line numbers."""
+    run: list[bytes] = []
+    start = previous = 0
+    for number in sorted(added):
+        if run and number != previous + 1:
+            yield Fragment(
+                path=path, text=decode(b"".join(run)), start_line=start, commit=info, ref=ref
+            )
+            run = []
+        if not run:
+            start = number
+        run.append(added[number])
+        previous = number
+    if run:
+        yield Fragment(
+            path=path, text=decode(b"".join(run)), start_line=start, commit=info, ref=ref
+        )
