@@ -124,7 +124,8 @@ def test_awkward_changes_are_the_same_item_for_item(awkward) -> None:
     assert {"binary", "too large", "LFS pointer", "symlink", "submodule"} <= reasons
 
 
-def test_git_sees_content_not_the_work_trees_attributes(awkward) -> None:
+def test_git_sees_content_not_the_work_trees_attributes(awkward, monkeypatch) -> None:
+    monkeypatch.chdir(awkward.path)  # where the .gitattributes file is
     repo, commits = every_commit(awkward.path)
     kinds = next(c for c in commits if c.message == "many kinds of file\n")
     (diff,) = gitdiff._run_git(repo, [kinds], str(awkward.path.parent))

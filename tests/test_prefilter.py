@@ -44,8 +44,9 @@ def test_rule_without_keywords_is_tried_on_every_line() -> None:
     assert [(f.rule, f.line) for f in found] == [("ANY", 1), ("K", 2), ("ANY", 4)]
 
 
+@pytest.mark.parametrize("small_text", [0, 10**6], ids=["pattern", "keyword-by-keyword"])
 @pytest.mark.parametrize("seed", range(30))
-def test_same_sets_as_checking_every_keyword_on_every_line(seed: int) -> None:
+def test_same_sets_as_checking_every_keyword_on_every_line(seed: int, small_text: int) -> None:
     rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
     alphabet = "ab_-.c"
     keywords = [
@@ -58,7 +59,8 @@ def test_same_sets_as_checking_every_keyword_on_every_line(seed: int) -> None:
         for _ in range(12)
     ]
     text = "".join(rng.choice(alphabet + "\n") for _ in range(400))
-    assert per_line(KeywordIndex(keywords), text) == obvious(keywords, text)
+    index = KeywordIndex(keywords, small_text=small_text)
+    assert per_line(index, text) == obvious(keywords, text)
 
 
 def test_non_ascii_text_whose_lowercase_changes_length_is_still_judged() -> None:

@@ -15,8 +15,24 @@ import regex
 
 from spillguard.models import PasswordFilters
 
+
+class _Lazy:
+    """A pattern compiled on first search: most runs of a hook never need it."""
+
+    __slots__ = ("_args", "_pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._pattern: regex.Pattern[str] | None = None
+
+    def search(self, text: str) -> regex.Match[str] | None:
+        if self._pattern is None:
+            self._pattern = regex.compile(*self._args)
+        return self._pattern.search(text)
+
+
 # A value that only names where the secret comes from at run time.
-_ENV_REFERENCE = regex.compile(
+_ENV_REFERENCE = _Lazy(
     r"""
     ^\$\{\{?[^}]*\}?\}$                     # ${X}, ${X:-default}, ${{ secrets.X }}
     | ^\$[A-Za-z_][A-Za-z0-9_]*$            # $X
@@ -47,7 +63,7 @@ _ENV_REFERENCE = regex.compile(
 # An unquoted value that is code: a call, a subscript, an attribute chain, or a
 # plain lower-case variable name (``password = new_password``). A literal
 # password in a .env file mixes in digits, capitals or symbols.
-_CODE_REFERENCE = regex.compile(
+_CODE_REFERENCE = _Lazy(
     r"""
     ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]    # f(, a.b(, x[
     | ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+\.?$   # a.b.c, A::B
@@ -60,7 +76,7 @@ _CODE_REFERENCE = regex.compile(
 )
 
 # A value that stands where a real one will go.
-_PLACEHOLDER = regex.compile(
+_PLACEHOLDER = _Lazy(
     r"""
     ^(.)\1*$                                # ********, xxxx, ...., 0000 (one repeated character)
     | ^[*xX#.•_-]+$

@@ -21,15 +21,25 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
 _Trie = dict[str, "_Trie"]
+#: (rules of each keyword with those of the keywords inside it, the offsets where a
+#: longer keyword may start inside each, the trie pattern or None without keywords)
+_Tables = tuple[dict[str, frozenset[int]], dict[str, tuple[int, ...]], "re.Pattern[str] | None"]
 _END = ""
+
+
+#: Texts shorter than this are searched keyword by keyword (``str.find``), which
+#: needs no compiled pattern: a commit hook judging a small change never builds it.
+SMALL_TEXT = 4096
 
 
 class KeywordIndex:
     """Where the keywords of a rule list occur in a text, found in one regex pass."""
 
-    __slots__ = ("_inner", "_pattern", "_rules_of", "always")
+    __slots__ = ("_by_keyword", "_small_text", "_tables", "always")
 
-    def __init__(self, keywords_per_rule: Sequence[Iterable[str]]) -> None:
+    def __init__(
+        self, keywords_per_rule: Sequence[Iterable[str]], *, small_text: int = SMALL_TEXT
+    ) -> None:
         """``keywords_per_rule[i]``: the lowercase keywords of rule ``i``, in rule order."""
         by_keyword: dict[str, set[int]] = defaultdict(set)
         always: list[int] = []
@@ -41,23 +51,35 @@ class KeywordIndex:
                 by_keyword[word].add(index)
         #: Rules tried on every line: they have no keywords.
         self.always = frozenset(always)
-        # A hit on keyword K also proves every keyword inside K.
-        self._rules_of = {
-            word: frozenset().union(*(by_keyword.get(part, ()) for part in _substrings(word)))
-            for word in by_keyword
-        }
-        starts_of_longer = {word[:end] for word in by_keyword for end in range(1, len(word))}
-        self._inner = {word: _inner_offsets(word, starts_of_longer) for word in by_keyword}
-        self._pattern = re.compile(_render(_trie(by_keyword))) if by_keyword else None
+        self._by_keyword = {word: frozenset(rules) for word, rules in by_keyword.items()}
+        self._small_text = small_text
+        self._tables: _Tables | None = None
+
+    def _built(self) -> _Tables:
+        """The pattern and its tables, built on first need (a large text)."""
+        if self._tables is None:
+            by_keyword = self._by_keyword
+            # A hit on keyword K also proves every keyword inside K.
+            rules_of = {
+                word: frozenset().union(*(by_keyword.get(part, ()) for part in _substrings(word)))
+                for word in by_keyword
+            }
+            starts_of_longer = {word[:end] for word in by_keyword for end in range(1, len(word))}
+            inner = {word: _inner_offsets(word, starts_of_longer) for word in by_keyword}
+            pattern = re.compile(_render(_trie(by_keyword))) if by_keyword else None
+            self._tables = (rules_of, inner, pattern)
+        return self._tables
 
     def hits(self, lowered: str) -> Iterator[tuple[int, frozenset[int]]]:
         """(position, rule indexes) of the keyword hits in ``lowered``, in text order."""
-        if self._pattern is None:
+        if self._tables is None and len(lowered) < self._small_text:
+            yield from self._small_hits(lowered)
             return
-        match_at = self._pattern.match
-        rules_of = self._rules_of
-        inner = self._inner
-        for found in self._pattern.finditer(lowered):
+        rules_of, inner, pattern = self._built()
+        if pattern is None:
+            return
+        match_at = pattern.match
+        for found in pattern.finditer(lowered):
             word = found.group()
             start = found.start()
             yield start, rules_of[word]
@@ -66,10 +88,25 @@ class KeywordIndex:
                 if longer is not None:
                     yield start + offset, rules_of[longer.group()]
 
+    def _small_hits(self, lowered: str) -> list[tuple[int, frozenset[int]]]:
+        """Every occurrence of every keyword with that keyword's rules, in text order.
+
+        Per line, the union is the same as the pattern's (whose hits carry the rules
+        of every keyword inside the longest one found there).
+        """
+        found = []
+        for word, rules in self._by_keyword.items():
+            position = lowered.find(word)
+            while position != -1:
+                found.append((position, rules))
+                position = lowered.find(word, position + 1)
+        found.sort(key=_position)
+        return found
+
     def line_candidates(self, lowered_line: str) -> list[int]:
         """The sorted candidate rules of one lowered line (the slow, obvious way)."""
         found = set(self.always)
-        for word, rules in self._rules_of.items():
+        for word, rules in self._built()[0].items():
             if word in lowered_line:
                 found.update(rules)
         return sorted(found)
@@ -111,3 +148,7 @@ def _render(node: _Trie) -> str:
         return body
     # A keyword ends here and longer ones go on: try the longer ones first (greedy ?).
     return f"(?:{body})?"
+
+
+def _position(hit: tuple[int, frozenset[int]]) -> int:
+    return hit[0]

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard import git
 from spillguard.config import REPOSITORY_FILE
 from spillguard.loading import decoded, load_config
 from spillguard.reviewed import REVIEWED_FILE
 from spillguard.scanning import run_scan
-from spillguard.sources.staged import iter_staged, staged_text
 
 if TYPE_CHECKING:
     from spillguard.config import Config
@@ -33,6 +31,33 @@ def staged_configuration(text: bytes | None, name: str = REPOSITORY_FILE) -> Rep
 def run_pre_commit(
     *, config_path: str | None, include_allowlisted: bool, offline: bool = False
 ) -> tuple[ScanResult, Config]:
+    # The git command line first: it spares the hook libgit2's import (most of its
+    # start-up) and reports the same items; anything unusual takes the libgit2 path.
+    from spillguard.sources.staged_cli import read_staged
+
+    staged = read_staged((REPOSITORY_FILE, REVIEWED_FILE))
+    if staged is None:
+        return _run_with_libgit2(
+            config_path=config_path, include_allowlisted=include_allowlisted, offline=offline
+        )
+    config = load_config(
+        root=None,
+        config_path=config_path,
+        include_allowlisted=include_allowlisted,
+        repository_text=staged_configuration(staged.texts[REPOSITORY_FILE]),
+        offline=offline,
+        reviewed_text=staged_configuration(staged.texts[REVIEWED_FILE], REVIEWED_FILE),
+    )
+    items = staged.items(max_size=config.max_file_size)
+    return run_scan(items, config.ruleset, notices=config.notices), config
+
+
+def _run_with_libgit2(
+    *, config_path: str | None, include_allowlisted: bool, offline: bool
+) -> tuple[ScanResult, Config]:
+    from spillguard import git
+    from spillguard.sources.staged import iter_staged, staged_text
+
     repo = git.open_from_environment()
     config = load_config(
         root=None,

@@ -194,14 +194,18 @@ def _next_section(current: CommitDiff) -> dict[int, bytes]:
 def git_command(git_dir: str, scratch: str) -> tuple[list[str], dict[str, str]]:
     """git, run so that nothing but the blobs' content shapes its diffs.
 
-    ``scratch`` is an empty directory: the work tree and the (absent) index, so no
-    ``.gitattributes`` applies; attribute files, replace refs and diff drivers are
-    switched off too.
+    ``scratch`` is an empty directory: the working directory, the work tree and
+    the (absent) index, so no ``.gitattributes`` applies; attribute files, replace
+    refs and diff drivers are switched off too.
     """
     empty = Path(scratch, "empty")
     empty.touch()
     command = [
         "git",
+        # Run from the empty directory too: from inside the real work tree git
+        # would still find the .gitattributes there.
+        "-C",
+        scratch,
         f"--git-dir={git_dir}",
         f"--work-tree={scratch}",
         "-c",
