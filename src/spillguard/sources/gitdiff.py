@@ -31,12 +31,12 @@ import pygit2
 from spillguard import git
 from spillguard.decode import LFS_POINTER_LIMIT
 from spillguard.errors import GitError
-from spillguard.models import Skipped
+from spillguard.models import CommitWalked, Skipped
 from spillguard.sources.commits import (
     DIFF_FLAGS,
     _patch_added,
     commit_info,
-    iter_commit_fragments,
+    iter_walked_commit,
 )
 from spillguard.sources.diffparse import REGULAR_MODES, fragments, git_command, run_diff_tree
 
@@ -62,21 +62,22 @@ def usable(repo: pygit2.Repository) -> bool:
 def iter_commits_fast(
     repo: pygit2.Repository, commits: Sequence[pygit2.Commit], *, max_size: int
 ) -> Source:
-    """The items of each commit, in order, as ``sources.commits`` would yield them."""
+    """The items of each commit, in order, as ``iter_walked_commit`` would yield them."""
     plain = [commit for commit in commits if len(commit.parent_ids) <= 1]
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
         diffs = _run_git(repo, plain, scratch)
         for commit in commits:
             if len(commit.parent_ids) > 1:
-                yield from iter_commit_fragments(repo, commit, max_size=max_size)
+                yield from iter_walked_commit(repo, commit, max_size=max_size)
                 continue
             diff = next(diffs, None)
             if diff is None or diff.commit != str(commit.id):
                 raise GitError(f"git diff-tree lost its place at commit {commit.id}")
             items = _commit_items(repo, commit, diff, max_size)
             if items is None:
-                yield from iter_commit_fragments(repo, commit, max_size=max_size)
+                yield from iter_walked_commit(repo, commit, max_size=max_size)
             else:
+                yield CommitWalked(commit=str(commit.id))
                 yield from items
 
 
@@ -147,7 +148,5 @@ def iter_commit_chunk(repo: pygit2.Repository, commits: Sequence[str], *, max_si
     if usable(repo):
         return iter_commits_fast(repo, objects, max_size=max_size)
     return (
-        item
-        for commit in objects
-        for item in iter_commit_fragments(repo, commit, max_size=max_size)
+        item for commit in objects for item in iter_walked_commit(repo, commit, max_size=max_size)
     )
