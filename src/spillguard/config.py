@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 #: global: the user's or administrator's file; server: the synced cache;
-#: repository: .spillguard.toml; flags: the command line.
-LayerRole = Literal["global", "server", "repository", "flags"]
+#: repository: .spillguard.toml. (Command-line flags are applied by resolve.)
+LayerRole = Literal["global", "server", "repository"]
 DEFAULT_RULE_TIMEOUT = 20.0
 REPOSITORY_FILE = ".spillguard.toml"
 

@@ -83,7 +83,7 @@ class Resolution:
             check_repository_keys(layer.data, layer.source)
             self._apply_repository_rules(layer)
             settings = self._repository_settings(settings, layer.source)
-        elif layer.role != "flags":
+        else:
             self._apply_global_rules(layer)
         patterns = [
             compile_path_pattern(pattern, layer.source)
