@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,43 @@ def test_quiet_text_report_has_findings_and_errors_but_no_summary(tmp_path: Path
     assert "a.py:1  AWS_CLIENT_ID  blocking" in out
     assert f"failed: {tmp_path / 'gone'}: does not exist" in out
     assert "finding(s)" not in out
+
+
+@pytest.fixture(scope="module")
+def latin1_name(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    """A file whose name is not UTF-8 (written on a Latin-1 system), holding a key."""
+    repo = GitRepo(tmp_path_factory.mktemp("latin1-name") / "repo")
+    name = b"caf\xe9.txt"
+    (Path(repo.path).joinpath(name.decode("utf-8", "surrogateescape"))).write_text(f"k={KEY}\n")
+    repo.commit("latin-1 name")
+    return repo
+
+
+@pytest.mark.parametrize(
+    ("fmt", "shown"),
+    [
+        ("text", "caf\\xe9.txt:1  AWS_CLIENT_ID"),
+        ("json", '"path": "caf\\udce9.txt"'),
+        ("jsonl", '"path": "caf\\udce9.txt"'),
+        ("sarif", '"uri": "caf%E9.txt"'),
+        ("csv", ",caf\\xe9.txt,1,AWS_CLIENT_ID,"),
+    ],
+)
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(
+    latin1_name: GitRepo, tmp_path: Path, fmt: str, shown: str
+) -> None:
+    # A UTF-8 terminal's stdout refuses undecodable bytes: the report must escape them.
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    argv = [sys.executable, "-m", "spillguard", "scan", "--repo", str(latin1_name.path)]
+    completed = subprocess.run([*argv, "--format", fmt], capture_output=True, env=env, check=False)
+    assert (completed.returncode, completed.stderr.count(b"error")) == (1, 0)
+    out = completed.stdout.decode("utf-8")  # strict: the report is valid UTF-8
+    assert shown in out
+    if fmt in {"json", "sarif"}:
+        json.loads(out)
+    written = tmp_path / f"report.{fmt}"
+    assert (
+        main(["scan", "--repo", str(latin1_name.path), "--format", fmt, "--output", str(written)])
+        == 1
+    )
+    assert shown in written.read_text(encoding="utf-8")

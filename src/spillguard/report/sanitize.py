@@ -5,26 +5,31 @@ from __future__ import annotations
 import regex
 
 # C0 and C1 controls (ESC among them), DEL, and bidirectional overrides that can
-# make a line read differently from what it is (Trojan Source).
-_UNSAFE = regex.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# make a line read differently from what it is (Trojan Source); lone surrogates, which
+# stand for the bytes of a file name that is not UTF-8 and no UTF-8 stream can write.
+_UNSAFE = regex.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: Python decodes an undecodable byte B of a file name as the surrogate U+DC00 + B.
+_ESCAPED_BYTES = range(0xDC80, 0xDD00)
 
 
 def clean(text: str) -> str:
     """``text`` with every unsafe character shown as a visible escape like ``\\x1b``."""
-    return _UNSAFE.sub(
-        lambda m: (
-            f"\\x{ord(m.group(0)):02x}" if ord(m.group(0)) < 0x100 else f"\\u{ord(m.group(0)):04x}"
-        ),
-        text,
-    )
+    return _UNSAFE.sub(lambda m: _escape(ord(m.group(0))), text)
+
+
+def _escape(code: int) -> str:
+    if code in _ESCAPED_BYTES:
+        code -= 0xDC00  # the byte of the file name, as `caf\xe9.txt`
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 # What json.dumps(ensure_ascii=False) leaves raw but a terminal may act on.
-_JSON_UNSAFE = regex.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_JSON_UNSAFE = regex.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def json_safe(document: str) -> str:
-    """JSON text with C1 controls and bidi overrides written as ``\\uXXXX`` escapes.
+    """JSON text with C1 controls, bidi overrides and lone surrogates (the bytes of a
+    file name that is not UTF-8) written as ``\\uXXXX`` escapes.
 
     Outside strings JSON is plain ASCII, so these can only sit inside strings, where
     the escape means the same character: the data is unchanged, the bytes are inert.

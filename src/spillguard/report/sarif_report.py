@@ -55,9 +55,11 @@ def _descriptor(name: str, rule: Rule | None) -> dict[str, Any]:
 
 
 def _uri(path: str) -> str:
+    # A file name that is not UTF-8 is percent-encoded as the bytes it is made of.
+    encoded = quote(path.encode("utf-8", "surrogateescape"))
     if path.startswith("/"):
-        return "file://" + quote(path)
-    return quote(path)
+        return "file://" + encoded
+    return encoded
 
 
 def _region(finding: Finding, options: ReportOptions) -> dict[str, Any]:
