@@ -6,7 +6,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,6 +51,8 @@ def open_output(target: str | None) -> Iterator[TextIO]:
 def _atomic(path: Path, target: str) -> Iterator[TextIO]:
     directory = path.parent if str(path.parent) else Path()
     try:
+        import tempfile  # only when writing a file: hooks write to stderr
+
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
     except OSError as error:
         raise UsageError(f"--output {target}: cannot write: {error.strerror}") from None

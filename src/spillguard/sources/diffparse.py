@@ -13,7 +13,6 @@ import dataclasses
 import os
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -198,8 +197,6 @@ def git_command(git_dir: str, scratch: str) -> tuple[list[str], dict[str, str]]:
     the (absent) index, so no ``.gitattributes`` applies; attribute files, replace
     refs and diff drivers are switched off too.
     """
-    empty = Path(scratch, "empty")
-    empty.touch()
     command = [
         "git",
         # Run from the empty directory too: from inside the real work tree git
@@ -209,7 +206,7 @@ def git_command(git_dir: str, scratch: str) -> tuple[list[str], dict[str, str]]:
         f"--git-dir={git_dir}",
         f"--work-tree={scratch}",
         "-c",
-        f"core.attributesFile={empty}",
+        f"core.attributesFile={Path(scratch, 'absent')}",  # git skips a missing file
         "-c",
         f"attr.tree={_EMPTY_TREE}",
         "-c",
@@ -227,25 +224,25 @@ def git_command(git_dir: str, scratch: str) -> tuple[list[str], dict[str, str]]:
 
 
 def run_diff_tree(
-    command: list[str], env: dict[str, str], stdin: bytes, *extra: str
+    command: list[str], env: dict[str, str], stdin: bytes, scratch: str
 ) -> Iterator[CommitDiff]:
-    """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed."""
-    with tempfile.TemporaryFile() as ids, tempfile.TemporaryFile() as errors:
-        ids.write(stdin)
-        ids.seek(0)
-        with subprocess.Popen(
-            [*command, *DIFF_TREE, *extra],
-            stdin=ids,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            env=env,
-        ) as process:
-            if process.stdout is not None:
-                yield from parse(process.stdout)
-        if process.returncode != 0:
-            errors.seek(0)
-            lines = errors.read().decode(errors="replace").strip().splitlines()
-            raise GitError(f"git diff-tree failed: {lines[-1] if lines else process.returncode}")
+    """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed.
+
+    The ids and git's messages go through files in ``scratch``, so neither pipe can
+    fill up while the other is read.
+    """
+    ids, errors = Path(scratch, "ids"), Path(scratch, "errors")
+    ids.write_bytes(stdin)
+    with ids.open("rb") as given, errors.open("wb") as told:
+        process = subprocess.Popen(
+            [*command, *DIFF_TREE], stdin=given, stdout=subprocess.PIPE, stderr=told, env=env
+        )
+    with process:
+        if process.stdout is not None:
+            yield from parse(process.stdout)
+    if process.returncode != 0:
+        lines = errors.read_bytes().decode(errors="replace").strip().splitlines()
+        raise GitError(f"git diff-tree failed: {lines[-1] if lines else process.returncode}")
 
 
 def fragments(

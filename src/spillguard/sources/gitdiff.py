@@ -86,7 +86,7 @@ def _run_git(
 ) -> Iterator[CommitDiff]:
     command, env = git_command(repo.path, scratch)
     ids = b"".join(b"%s\n" % str(commit.id).encode() for commit in commits)
-    return run_diff_tree(command, env, ids)
+    return run_diff_tree(command, env, ids, scratch)
 
 
 def _commit_items(

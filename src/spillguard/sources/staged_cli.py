@@ -16,9 +16,10 @@ takes the libgit2 path.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ from spillguard.models import Skipped
 from spillguard.sources.diffparse import REGULAR_MODES, fragments, git_command, run_diff_tree
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from spillguard.sources import Source
     from spillguard.sources.diffparse import CommitDiff, FileDiff
@@ -65,6 +66,28 @@ def _git(*args: str, stdin: bytes = b"") -> bytes | None:
 
 def read_staged(paths: Sequence[str]) -> Staged | None:
     """The staged changes and the staged content of ``paths``; None when not plain."""
+    trees = _trees()
+    if trees is None:
+        return None
+    git_dir, head_tree, index_tree = trees
+    with _scratch(git_dir) as scratch:
+        if scratch is None:
+            return None
+        command, env = git_command(git_dir, scratch)
+        stdin = f"{head_tree} {index_tree}\n".encode()
+        try:
+            diffs = list(run_diff_tree(command, env, stdin, scratch))
+        except GitError:
+            return None
+    files = _plain_files(diffs[0]) if diffs else []
+    if files is None:
+        return None
+    return _with_blobs(git_dir, index_tree, files, paths)
+
+
+def _trees() -> tuple[str, str, str] | None:
+    """The git directory, HEAD's tree and the index written as a tree; None when
+    HEAD is unborn (or not SHA-1), a merge is in progress or the index has conflicts."""
     located = _git("rev-parse", "--absolute-git-dir", "HEAD^{tree}")
     if located is None:
         return None  # unborn HEAD, or not a repository: the libgit2 path says which
@@ -72,19 +95,27 @@ def read_staged(paths: Sequence[str]) -> Staged | None:
     if len(head_tree) != _SHA1_LENGTH or Path(git_dir, "MERGE_HEAD").exists():
         return None
     written = _git("write-tree")  # fails on conflicts
-    if written is None:
-        return None
-    index_tree = written.decode().strip()
-    with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
-        command, env = git_command(git_dir, scratch)
-        try:
-            diffs = list(run_diff_tree(command, env, f"{head_tree} {index_tree}\n".encode()))
-        except GitError:
-            return None
-    files = _plain_files(diffs[0]) if diffs else []
-    if files is None:
-        return None
-    return _with_blobs(git_dir, index_tree, files, paths)
+    return None if written is None else (git_dir, head_tree, written.decode().strip())
+
+
+@contextlib.contextmanager
+def _scratch(git_dir: str) -> Iterator[str | None]:
+    """An empty directory inside the git directory for the run, or None if none can be made.
+
+    Not ``tempfile``: importing it (and shutil, bz2, lzma) costs a hook several ms.
+    """
+    path = Path(git_dir, f"spillguard-{os.getpid()}-{os.urandom(4).hex()}")
+    try:
+        path.mkdir()
+    except OSError:
+        yield None
+        return
+    try:
+        yield str(path)
+    finally:
+        for child in path.iterdir():
+            child.unlink()
+        path.rmdir()
 
 
 def _plain_files(diff: CommitDiff) -> list[tuple[str, FileDiff]] | None:
