@@ -219,3 +219,21 @@ def test_readme_documents_the_max_line_length() -> None:
 
     readme = (_Path(__file__).parent.parent / "README.md").read_text()
     assert f"longer than {MAX_LINE_LENGTH:,} characters" in readme
+
+
+def test_files_scan_applies_the_repository_file_of_repo(tmp_path: Path, capsys) -> None:
+    project = tmp_path / "project"
+    (project / "fixtures").mkdir(parents=True)
+    (project / "fixtures" / "keys.txt").write_text(f"{AWS_KEY}\n")
+    (project / "app.py").write_text(f"aws_key = '{AWS_KEY}'\n")
+    (project / ".spillguard.toml").write_text("allowlist_paths = ['.*fixtures/.*']\n")
+    code, report = run_json(capsys, "scan", "--repo", str(project), "--files", str(project))
+    assert code == 1
+    assert [finding["path"] for finding in report["findings"]] == [str(project / "app.py")]
+
+
+def test_files_scan_refuses_a_broken_repository_file(tmp_path: Path, capsys) -> None:
+    (tmp_path / ".spillguard.toml").write_text("disabled_rules = [\n")
+    code = main(["scan", "--repo", str(tmp_path), "--files", str(tmp_path)])
+    assert code == 2
+    assert ".spillguard.toml" in capsys.readouterr().err

@@ -156,7 +156,12 @@ def _positive_int(text: str) -> int:
 def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     scan = commands.add_parser("scan", help="scan history, a tree, or plain files")
     scan.add_argument("revs", nargs="*", metavar="REV", help="revisions or ranges (default HEAD)")
-    scan.add_argument("--repo", default=".", metavar="DIR", help="the repository (default .)")
+    scan.add_argument(
+        "--repo",
+        default=".",
+        metavar="DIR",
+        help="the repository (default .); with --files, whose .spillguard.toml applies",
+    )
     source = scan.add_mutually_exclusive_group()
     source.add_argument("--tree", metavar="REV", help="the files of one tree")
     source.add_argument("--files", nargs="+", metavar="PATH", help="plain files and directories")

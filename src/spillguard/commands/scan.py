@@ -129,9 +129,10 @@ def _repository_name(options: ScanOptions) -> str | None:
 
 def run_scan_command(options: ScanOptions) -> int:
     common = options.common
-    root = None if options.files else options.repo
+    # --files reads the .spillguard.toml and reviewed file of --repo (default: the
+    # current directory), as gitleaks reads its file beside what it scans.
     config = load_config(
-        root=root,
+        root=options.repo,
         config_path=common.config,
         include_allowlisted=common.include_allowlisted,
         offline=common.offline,
