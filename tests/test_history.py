@@ -109,6 +109,10 @@ def test_symmetric_range_covers_both_sides_only(repo: GitRepo, capsys) -> None:
         (["--branch", "nope"], "no branch named 'nope'"),
         (["--since", "last week"], "--since 'last week': not an ISO 8601 date"),
         (["HEAD", "--tree", "HEAD"], "select history, not --tree/--files"),
+        (
+            ["--since", "2024-03-01", "--until", "2024-01-01"],
+            "--until 2024-01-01 is not after --since 2024-03-01: no commit can be in between",
+        ),
     ],
 )
 def test_bad_selection_is_one_line(linear, capsys, argv: list[str], message: str) -> None:
@@ -221,3 +225,20 @@ def test_summary_counts_every_commit_walked(repo: GitRepo, capsys) -> None:
     repo.commit("deletes")
     assert main(["scan", "--repo", str(repo.path)]) == 0
     assert "scanned 3 commit(s), 1 file(s)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [[], ["--jobs", "1"], ["--tree", "HEAD~1"]])
+def test_a_missing_object_is_one_clear_error(repo: GitRepo, capsys, argv: list[str]) -> None:
+    repo.write("a.py", "x = 1\n")
+    repo.commit("one")
+    repo.write("a.py", "x = 1\ny = 2\n")
+    repo.commit("two")
+    repo.write("b.py", "z = 3\n")
+    repo.commit("three")
+    blob = repo.git("rev-parse", "HEAD~1:a.py").strip()
+    (repo.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a corrupt repository
+    assert main(["scan", "--repo", str(repo.path), *argv]) == 3
+    assert capsys.readouterr().err == (
+        f"spillguard: error: object {blob} is missing from the repository "
+        "(is it corrupt, or a partial clone?)\n"
+    )

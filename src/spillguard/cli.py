@@ -435,8 +435,23 @@ def error_handler() -> Iterator[list[int]]:
     except Exception as error:
         if os.environ.get("SPILLGUARD_DEBUG"):
             raise
-        print(f"spillguard: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        missing = _missing_object(error)
+        if missing is not None:
+            print(f"spillguard: error: {missing}", file=sys.stderr)
+        else:
+            print(f"spillguard: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         code.append(int(ExitCode.RUNTIME))
+
+
+def _missing_object(error: Exception) -> str | None:
+    """What to tell the user when git's object store lacks an object a scan needs."""
+    pygit2 = sys.modules.get("pygit2")  # not loaded: the error cannot be one of its own
+    if pygit2 is None or not isinstance(error, pygit2.NotFoundError):
+        return None
+    return (
+        f"object {str(error).strip(chr(39))} is missing from the repository "
+        "(is it corrupt, or a partial clone?)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

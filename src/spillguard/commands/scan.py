@@ -49,12 +49,19 @@ def _selection(options: ScanOptions) -> Selection:
     from spillguard.dates import parse_instant
     from spillguard.sources.history import Selection
 
+    since = None if options.since is None else parse_instant(options.since, "--since")
+    until = None if options.until is None else parse_instant(options.until, "--until")
+    if since is not None and until is not None and until <= since:
+        raise UsageError(
+            f"--until {options.until} is not after --since {options.since}: "
+            "no commit can be in between"
+        )
     return Selection(
         revs=options.revs,
         all_refs=options.all_refs,
         branches=options.branches,
-        since=None if options.since is None else parse_instant(options.since, "--since"),
-        until=None if options.until is None else parse_instant(options.until, "--until"),
+        since=since,
+        until=until,
     )
 
 
