@@ -242,3 +242,16 @@ def test_a_missing_object_is_one_clear_error(repo: GitRepo, capsys, argv: list[s
         f"spillguard: error: object {blob} is missing from the repository "
         "(is it corrupt, or a partial clone?)\n"
     )
+
+
+def test_a_secret_in_a_commit_subject_is_masked_in_the_text_report(repo: GitRepo, capsys) -> None:
+    # Messages are not scanned (the server judges files), but the report shows subjects.
+    token = expand("ghp_{rand:Aa0:36}", "subject")
+    repo.write("a.py", f"key = '{key('subject')}'\n")
+    repo.commit(f"rotate: the old token was {token}, now revoked")
+    assert main(["scan", "--repo", str(repo.path)]) == 1
+    out = capsys.readouterr().out
+    assert token not in out
+    assert f"    rotate: the old token was {token[:4]}{'*' * 36}, now" in out
+    assert main(["scan", "--repo", str(repo.path), "--include-plaintext"]) == 1
+    assert token in capsys.readouterr().out

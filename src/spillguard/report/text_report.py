@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from unicodedata import east_asian_width
 
 from spillguard.outcome import is_blocking
-from spillguard.report.findings import shown_parts, summary_dict
+from spillguard.report.findings import shown_parts, shown_text, summary_dict
 from spillguard.report.sanitize import clean
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def finding_lines(result: ScanResult, options: ReportOptions) -> list[Line]:
         if first.commit is not None:
             if lines:
                 lines.append([])
-            lines.extend(_commit_header(first.commit, first.ref))
+            lines.extend(_commit_header(first.commit, first.ref, options))
             indent = "  "
         for path, findings in by_path.items():
             lines.append([(indent, ""), (_shown(path), "path")])
@@ -83,15 +83,28 @@ def finding_lines(result: ScanResult, options: ReportOptions) -> list[Line]:
     return lines
 
 
-def _commit_header(commit: CommitInfo, ref: str | None) -> list[Line]:
+def _commit_header(commit: CommitInfo, ref: str | None, options: ReportOptions) -> list[Line]:
     header: Line = [
         (f"commit {commit.id[:SHORT_ID]}", "commit"),
         (f"  {_shown(commit.author)} <{_shown(commit.email)}>  {_shown(commit.date)}", ""),
     ]
     if ref:
         header.append((f"  {_shown(ref)}", "dim"))
-    subject = _shown(commit.message.strip().partition("\n")[0])[:SUBJECT_WIDTH]
+    subject = commit.message.strip().partition("\n")[0]
+    subject = _shown(_masked(subject, options))[:SUBJECT_WIDTH]
     return [header, [(TAB + subject, "dim")]] if subject else [header]
+
+
+def _masked(subject: str, options: ReportOptions) -> str:
+    """The subject with any secret in it masked: messages are not scanned, but shown."""
+    if options.plaintext or not options.rules:
+        return subject
+    from spillguard.engine import Scanner
+    from spillguard.models import MAX_LINE_LENGTH, Fragment, RuleSet
+
+    line = subject[:MAX_LINE_LENGTH]  # a longer subject would be shown as its match only
+    found = Scanner(RuleSet(rules=options.rules)).scan(Fragment(path="", text=line))
+    return shown_text(found[0], plaintext=False) if found else line
 
 
 def _finding(finding: Finding, indent: str, options: ReportOptions) -> list[Line]:
