@@ -8,6 +8,8 @@ tag on a commit the server already has brings none.
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 
 _BLOB = int(FileMode.BLOB)
+_ORDER = SortMode.TOPOLOGICAL | SortMode.REVERSE
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,15 +79,46 @@ def received_commits(
 
 
 def _walk(repo: pygit2.Repository, tips: list[pygit2.Oid]) -> list[pygit2.Commit]:
-    """``git rev-list --topo-order --reverse TIPS --not --all``."""
+    """``git rev-list --topo-order --reverse TIPS --not --all``, run by git itself.
+
+    libgit2 reads the whole history behind every commit a walk hides (~0.1 s on
+    20,000 commits, whatever the push); git stops early, and at once where the
+    server keeps a commit-graph. git is there, since git runs this hook; should it
+    fail to start, libgit2 walks instead (the same commits, topologically ordered).
+    """
     if not tips:
         return []
-    walker = repo.walk(tips[0], SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    hidden = list(_existing_tips(repo))
+    lines = [str(tip) for tip in tips] + [f"^{commit}" for commit in hidden]
+    env = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"}  # as libgit2, which ignores them
+    try:
+        completed = subprocess.run(
+            ["git", f"--git-dir={repo.path}", "rev-list", "--topo-order", "--reverse", "--stdin"],
+            input="".join(f"{line}\n" for line in lines).encode(),
+            capture_output=True,
+            check=False,
+            env=env,
+        )
+    except OSError:
+        return list(_walker(repo, tips, hidden, _ORDER))
+    if completed.returncode != 0:
+        message = completed.stderr.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git rev-list failed: {message[-1] if message else completed.returncode}")
+    return [repo[commit].peel(pygit2.Commit) for commit in completed.stdout.decode().split()]
+
+
+def _walker(
+    repo: pygit2.Repository,
+    tips: list[pygit2.Oid],
+    hidden: Iterable[pygit2.Oid],
+    order: SortMode,
+) -> pygit2.Walker:
+    walker = repo.walk(tips[0], order)
     for tip in tips[1:]:
         walker.push(tip)
-    for hidden in _existing_tips(repo):
-        walker.hide(hidden)
-    return list(walker)
+    for commit in hidden:
+        walker.hide(commit)
+    return walker
 
 
 def _owners(new: list[pygit2.Commit], tips: list[tuple[pygit2.Oid, str]]) -> dict[pygit2.Oid, str]:
