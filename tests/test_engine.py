@@ -61,6 +61,19 @@ def test_reviewed_entry_hides_exact_match_optionally_per_rule():
     assert len(scan("tok_abc", r, reviewed=(bound,), reviewed_salt="s")) == 1
 
 
+def test_a_reviewed_string_does_not_hide_a_secret_after_it_on_the_line():
+    # Otherwise a reviewed fixture put first on a line would let any secret through.
+    first = rule("FIRST", r"tok_[a-z]+")
+    second = rule("SECOND", r"key_[a-z]+")
+    entry = ReviewedEntry(digest=reviewed_digest("tok_fixture", "s"))
+    reviewed = {"reviewed": (entry,), "reviewed_salt": "s"}
+    (same_rule,) = scan("x = [tok_fixture, tok_real]", first, **reviewed)
+    assert same_rule.match_text == "tok_real"
+    (next_rule,) = scan("x = [tok_fixture, key_real]", first, second, **reviewed)
+    assert (next_rule.rule, next_rule.match_text) == ("SECOND", "key_real")
+    assert scan("x = [tok_fixture]", first, second, **reviewed) == []
+
+
 def test_catastrophic_rule_is_a_rule_error_and_the_scan_goes_on():
     slow = rule("SLOW", r"(a|aa)+$")
     fine = rule("FINE", r"tok_[a-z]+")

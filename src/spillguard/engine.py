@@ -97,7 +97,7 @@ class Scanner:
         findings = []
         for line_index, rule_indexes in self._candidates(fragment.text):
             finding = self._judge_line(fragment, line_index, rule_indexes)
-            if finding is None or self._reviewed(finding):
+            if finding is None:
                 continue
             if finding.rule not in exempt or finding.allowlisted:
                 if not self.ruleset.include_allowlisted:
@@ -136,7 +136,7 @@ class Scanner:
             rule = self.rules[index]
             if rule.name in self._broken:
                 continue
-            match = next(self._matches(rule, line), None)
+            match = self._first_unreviewed(rule, line)
             if match is not None:
                 finding = _finding(fragment, line, rule, match)
                 if finding.truncated:
@@ -145,6 +145,14 @@ class Scanner:
                 # other secrets on it must be masked as well.
                 hidden = self._other_secrets(line, rule_indexes[position:], match.span())
                 return dataclasses.replace(finding, hidden=hidden)
+        return None
+
+    def _first_unreviewed(self, rule: Rule, line: _Line) -> regex.Match[str] | None:
+        """The rule's first match on the line that is not a reviewed string: a reviewed
+        string is no finding, and must not hide a secret after it on the same line."""
+        for match in self._matches(rule, line):
+            if not self._reviewed(rule.name, match.group(0)):
+                return match
         return None
 
     def _other_secrets(
@@ -201,10 +209,10 @@ class Scanner:
         )
         return not password_value_rejected(secret, settings)
 
-    def _reviewed(self, finding: Finding) -> bool:
+    def _reviewed(self, rule: str, match_text: str) -> bool:
         for salt, digests in self._reviewed_index.items():
-            rules = digests.get(reviewed_digest(finding.match_text, salt))
-            if rules is not None and (None in rules or finding.rule in rules):
+            rules = digests.get(reviewed_digest(match_text, salt))
+            if rules is not None and (None in rules or rule in rules):
                 return True
         return False
 
