@@ -74,6 +74,20 @@ def test_a_reviewed_string_does_not_hide_a_secret_after_it_on_the_line():
     assert scan("x = [tok_fixture]", first, second, **reviewed) == []
 
 
+def test_a_repository_path_allowlist_does_not_let_a_decoy_hide_a_locked_rule():
+    # The first rule's finding is hidden by the repository's allowlist_paths; the
+    # locked rule's secret later on the line must still be found, and block.
+    decoy = rule("DECOY", r"tok_[a-z]+")
+    locked = rule("LOCKED", r"key_[a-z]+")
+    settings = {"allowlist_paths": (regex.compile(".*"),), "locked": frozenset({"LOCKED"})}
+    (finding,) = scan("x = [tok_decoy, key_real]", decoy, locked, **settings)
+    assert (finding.rule, finding.match_text, finding.allowlisted) == ("LOCKED", "key_real", False)
+    assert finding.hidden == ((5, 14),)  # the decoy is masked where the line is shown
+    assert scan("x = [tok_decoy]", decoy, locked, **settings) == []
+    shown = scan("x = [tok_decoy]", decoy, locked, include_allowlisted=True, **settings)
+    assert [(f.rule, f.allowlisted) for f in shown] == [("DECOY", True)]
+
+
 def test_catastrophic_rule_is_a_rule_error_and_the_scan_goes_on():
     slow = rule("SLOW", r"(a|aa)+$")
     fine = rule("FINE", r"tok_[a-z]+")

@@ -96,7 +96,7 @@ class Scanner:
             return []
         findings = []
         for line_index, rule_indexes in self._candidates(fragment.text):
-            finding = self._judge_line(fragment, line_index, rule_indexes)
+            finding = self._judge_exempt_first(fragment, line_index, rule_indexes, exempt)
             if finding is None:
                 continue
             if finding.rule not in exempt or finding.allowlisted:
@@ -128,6 +128,30 @@ class Scanner:
         found = {line.index: rules for line, rules in hit_lines}
         for line in _all_lines(text):
             yield line, sorted(found.get(line.index, always) | always)
+
+    def _judge_exempt_first(
+        self, fragment: Fragment, line: _Line, rule_indexes: list[int], exempt: frozenset[str]
+    ) -> Finding | None:
+        """The line's finding among the rules the path's allowlist does not hide; only
+        without one, and with ``--include-allowlisted``, among all (to be flagged).
+
+        A hidden rule matching first must not shadow a locked rule's secret after it.
+        """
+        if exempt == self._all_names:
+            return self._judge_line(fragment, line, rule_indexes)
+        shown = [index for index in rule_indexes if self.rules[index].name in exempt]
+        finding = self._judge_line(fragment, line, shown)
+        if finding is None:
+            if self.ruleset.include_allowlisted:
+                return self._judge_line(fragment, line, rule_indexes)
+            return None
+        if finding.truncated:
+            return finding
+        # The hidden rules' matches on the line are secrets too: mask them where it is shown.
+        reported = (finding.line_offset_start, finding.line_offset_end)
+        return dataclasses.replace(
+            finding, hidden=self._other_secrets(line, rule_indexes, reported)
+        )
 
     def _judge_line(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int]
