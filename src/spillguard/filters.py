@@ -67,7 +67,8 @@ _CODE_REFERENCE = _Lazy(
     r"""
     ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]    # f(, a.b(, x[
     | ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+\.?$   # a.b.c, A::B
-    | ^[a-z_]+$ | ^[a-z]+(?:[A-Z][a-z]+)+$                    # new_password, newPassword
+    | ^[a-z_]+$ | ^_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+$           # new_password, convert_oauth2
+    | ^[a-z]+(?:[A-Z][a-z]+)+$                                 # newPassword
     | ^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$ | ^[A-Z]+$             # DB_PASSWORD, SMTP (constants)
     | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z0-9]{2,})+\.?$      # ReadableBuffer (a type)
     | ^-?\d+$ | ^\d+\s*(?:<<|>>|[|&^+*/-])                   # a number, 1<<8
