@@ -237,3 +237,27 @@ def test_files_scan_refuses_a_broken_repository_file(tmp_path: Path, capsys) -> 
     code = main(["scan", "--repo", str(tmp_path), "--files", str(tmp_path)])
     assert code == 2
     assert ".spillguard.toml" in capsys.readouterr().err
+
+
+def test_scan_and_rules_in_a_subdirectory_read_the_repository_file(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # As git does, and as `config check` does: the file is at the top of the work tree.
+    repo.write(".spillguard.toml", 'disabled_rules = ["AWS_CLIENT_ID"]\n')
+    repo.write("app/settings.py", f"aws_key = '{AWS_KEY}'\n")
+    repo.commit()
+    monkeypatch.chdir(repo.path / "app")
+    assert main(["scan"]) == 0
+    assert main(["scan", "--tree", "HEAD"]) == 0
+    assert main(["scan", "--files", "settings.py"]) == 0
+    capsys.readouterr()
+    assert main(["rules"]) == 0
+    assert "AWS_CLIENT_ID                      builtin  disabled" in capsys.readouterr().out
+
+
+def test_rules_refuses_a_missing_repository(tmp_path: Path, capsys) -> None:
+    assert main(["rules", "--repo", str(tmp_path / "gone")]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"spillguard: error: --repo {tmp_path / 'gone'}: not a directory\n"
+    )

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
 from pygit2.enums import FileMode, RepositoryOpenFlag
 
 from spillguard.decode import decode, is_binary, is_lfs_pointer
-from spillguard.errors import GitError
+from spillguard.errors import GitError, UsageError
 from spillguard.models import Fragment, Skipped
 
 if TYPE_CHECKING:
@@ -76,6 +77,17 @@ def work_tree_root(path: str) -> str | None:
         return None
     workdir = pygit2.Repository(found).workdir
     return workdir.rstrip("/\\") if workdir else None
+
+
+def config_root(path: str) -> str:
+    """Where a command run at ``path`` finds ``.spillguard.toml``: the top of its work
+    tree, as git finds its files from a subdirectory; ``path`` itself otherwise."""
+    if not Path(path).is_dir():
+        raise UsageError(f"--repo {path}: not a directory")
+    try:
+        return work_tree_root(path) or path
+    except pygit2.GitError:  # unreadable here (SHA-256): opening it says why, clearly
+        return path
 
 
 def user_identity(path: str, environ: Mapping[str, str]) -> str:

@@ -28,7 +28,11 @@ def run_rules_command(options: RulesOptions) -> int:
     common = options.common
     if common.format not in {"text", "json"}:
         raise UsageError(f"rules --format {common.format}: the rule list is text or json")
-    config = load_config(root=options.repo, config_path=common.config, offline=common.offline)
+    from spillguard.git import config_root
+
+    config = load_config(
+        root=config_root(options.repo), config_path=common.config, offline=common.offline
+    )
     rules = config.ruleset.rules
     with open_output(common.output) as stream:
         if common.format == "json":

@@ -136,10 +136,13 @@ def _repository_name(options: ScanOptions) -> str | None:
 
 def run_scan_command(options: ScanOptions) -> int:
     common = options.common
+    from spillguard.git import config_root
+
     # --files reads the .spillguard.toml and reviewed file of --repo (default: the
-    # current directory), as gitleaks reads its file beside what it scans.
+    # current directory, or the top of its work tree), as gitleaks reads its file
+    # beside what it scans.
     config = load_config(
-        root=options.repo,
+        root=config_root(options.repo),
         config_path=common.config,
         include_allowlisted=common.include_allowlisted,
         offline=common.offline,
