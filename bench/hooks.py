@@ -104,8 +104,14 @@ def _push_median(
     return measure.median_seconds(results), None
 
 
-def _install_hook(base: Path, target: Path, context: Context) -> str | None:
+def _server(base: Path, target: Path) -> None:
+    """A bare repository as a server keeps one: housekeeping (git gc) writes a commit-graph."""
     _fresh_clone(base, target, bare=True)
+    _git("commit-graph", "write", "--reachable", cwd=target)
+
+
+def _install_hook(base: Path, target: Path, context: Context) -> str | None:
+    _server(base, target)
     command = [*context.spillguard, "install", "pre-receive", "--repo", str(target)]
     return unavailable(measure.run(command, env=context.env))
 
@@ -113,7 +119,7 @@ def _install_hook(base: Path, target: Path, context: Context) -> str | None:
 def push_rows(base: Path, pushes: Path, branches: dict[str, int], context: Context) -> list[Row]:
     """Each branch pushed into a bare repo without a hook, then with the pre-receive hook."""
     plain, hooked = context.work / "push-plain.git", context.work / "push-hook.git"
-    _fresh_clone(base, plain, bare=True)
+    _server(base, plain)
     problem = _install_hook(base, hooked, context)
     rows = []
     for branch, count in branches.items():

@@ -22,13 +22,15 @@ TREE_MODE = int(FileMode.TREE)
 
 
 def bound_pack_memory() -> None:
-    """Keep at most 64 MiB of pack files mapped (libgit2 maps up to 8 GiB by default).
+    """Keep at most 32 MiB of pack files mapped and 16 MiB of parsed objects cached
+    (libgit2 allows 8 GiB and 256 MiB by default).
 
-    A history scan reads the whole pack; every mapped page counts against the
-    process, so without a bound its memory grows with the repository.
+    A history scan reads the whole pack and parses every commit and tree; without a
+    bound, the process's memory grows with the repository.
     """
-    pygit2.settings.mwindow_size = 16 << 20
-    pygit2.settings.mwindow_mapped_limit = 64 << 20
+    pygit2.settings.mwindow_size = 8 << 20
+    pygit2.settings.mwindow_mapped_limit = 32 << 20
+    pygit2.settings.cache_max_size(16 << 20)
 
 
 def is_zero_id(object_id: str) -> bool:

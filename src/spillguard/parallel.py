@@ -15,6 +15,7 @@ that rule skipped: the result is still the one a single process gives.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import signal
@@ -31,6 +32,8 @@ from spillguard.sources.gitdiff import iter_commit_chunk
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
+
+    import pygit2
 
     from spillguard.models import Finding, RuleSet, ScanResult
     from spillguard.progress import Progress
@@ -68,8 +71,15 @@ def chunks(commits: Sequence[str], jobs: int) -> list[Sequence[str]]:
     return [commits[start : start + size] for start in range(0, len(commits), size)]
 
 
+@functools.cache
+def _repository(path: str) -> pygit2.Repository:
+    """One repository object per process: opening one per chunk left each chunk's
+    caches to the garbage collector, and memory grew with the history."""
+    return git.open_repository(path)
+
+
 def _judge_chunk(job: _Job, commits: Sequence[str], scanner: Scanner) -> Tally:
-    repo = git.open_repository(job.repo_path)
+    repo = _repository(job.repo_path)
     tally = Tally()
     tally.judge(iter_commit_chunk(repo, commits, max_size=job.max_size), scanner)
     return tally
