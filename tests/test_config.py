@@ -36,6 +36,11 @@ ERRORS = [
     ("max_file_size = 0\n", ["max_file_size must be a positive number of bytes, not 0"]),
     ("max_rule_timeout = true\n", ["max_rule_timeout must be a number of seconds", "not bool"]),
     ("max_rule_timeout = -1\n", ["max_rule_timeout must be"]),
+    # regex's timeout overflows: every rule would "time out" at once and find nothing
+    ("max_rule_timeout = 1e308\n", ["max_rule_timeout must be", "up to 3600", "not 1e+308"]),
+    ("max_rule_timeout = inf\n", ["max_rule_timeout must be", "not inf"]),
+    ("max_rule_timeout = nan\n", ["max_rule_timeout must be", "not nan"]),
+    ("[sync]\ntimeout = nan\n", ["[sync]: timeout must be a number of seconds, not nan"]),
     ("inherit_builtin_rules = 'no'\n", ["inherit_builtin_rules must be true or false, not str"]),
     ("rules = 'AWS_CLIENT_ID'\n", ["rules must be a list of strings, not str"]),
     ("disabled_rules = [1]\n", ["disabled_rules must be a list of strings"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, cast
 
 from spillguard.errors import ConfigError
@@ -17,6 +18,7 @@ class Key:
     item: type | None = None
     #: The smallest number allowed (sizes, budgets and caps cannot be negative).
     minimum: float | None = None
+    maximum: float | None = None
 
 
 _STR_LIST = Key(list, "a list of strings", (), item=str)
@@ -32,7 +34,9 @@ TOP_LEVEL: dict[str, Key] = {
     "hook": Key(dict, "a table", {}),
     "generic_password": Key(dict, "a table", {}),
     "sync": Key(dict, "a table", {}),
-    "max_rule_timeout": Key((int, float), "a number of seconds (0 selects 20)", 0, minimum=0),
+    "max_rule_timeout": Key(
+        (int, float), "a number of seconds up to 3600 (0 selects 20)", 0, minimum=0, maximum=3600
+    ),
     "max_file_size": Key(int, "a positive number of bytes", 10 * 1024 * 1024, minimum=1),
     "include_plaintext_in_exports": Key(bool, "true or false", False),
     "deduplicate_exports": Key(bool, "true or false", True),
@@ -115,7 +119,11 @@ def check_value(value: Any, key: Key, where: str) -> None:
         raise ConfigError(f"{where} must be {key.expected}, not {type(value).__name__}")
     if key.choices and value not in key.choices:
         raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):  # TOML allows inf and nan
+        raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
     if key.minimum is not None and cast("float", value) < key.minimum:
+        raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
+    if key.maximum is not None and cast("float", value) > key.maximum:
         raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
     if key.item is not None:
         for item in cast("list[Any]", value):
