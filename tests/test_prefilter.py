@@ -44,11 +44,17 @@ def test_rule_without_keywords_is_tried_on_every_line() -> None:
     assert [(f.rule, f.line) for f in found] == [("ANY", 1), ("K", 2), ("ANY", 4)]
 
 
-@pytest.mark.parametrize("small_text", [0, 10**6], ids=["pattern", "keyword-by-keyword"])
+@pytest.mark.parametrize(
+    ("small_text", "native"),
+    [(0, False), (0, True), (10**6, False)],
+    ids=["pattern", "native", "keyword-by-keyword"],
+)
 @pytest.mark.parametrize("seed", range(30))
-def test_same_sets_as_checking_every_keyword_on_every_line(seed: int, small_text: int) -> None:
+def test_same_sets_as_checking_every_keyword_on_every_line(
+    seed: int, small_text: int, native: bool
+) -> None:
     rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
-    alphabet = "ab_-.c"
+    alphabet = "ab_-.cé"  # é: character offsets, not bytes, in every engine
     keywords = [
         tuple(
             {
@@ -59,7 +65,7 @@ def test_same_sets_as_checking_every_keyword_on_every_line(seed: int, small_text
         for _ in range(12)
     ]
     text = "".join(rng.choice(alphabet + "\n") for _ in range(400))
-    index = KeywordIndex(keywords, small_text=small_text)
+    index = KeywordIndex(keywords, small_text=small_text, native=native)
     assert per_line(index, text) == obvious(keywords, text)
 
 

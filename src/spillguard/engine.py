@@ -8,8 +8,10 @@ text never reaches a regular expression.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
+import itertools
 from typing import TYPE_CHECKING
 
 import regex
@@ -27,7 +29,7 @@ from spillguard.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleErro
 from spillguard.prefilter import KeywordIndex
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
 
 #: How far past its line a ``lookahead`` rule may look (a PEM body follows its header).
 LOOKAHEAD_CHARS = 512
@@ -62,6 +64,8 @@ class Scanner:
         self.errors: list[RuleError] = []
         self._broken: set[str] = set()
         self._index = keyword_index(tuple(rule.keywords for rule in self.rules))
+        # Lowering a joined text equals lowering its parts for ASCII keywords.
+        self._ascii_keywords = all(word.isascii() for rule in self.rules for word in rule.keywords)
         # salt -> digest -> rules (None: every rule): one hash per salt and finding.
         self._reviewed_index: dict[str, dict[str, set[str | None]]] = {}
         for entry in ruleset.reviewed:
@@ -88,6 +92,24 @@ class Scanner:
         if path_allowlisted(path, self.ruleset.trusted_allowlist_paths):
             return frozenset()
         return self.ruleset.locked
+
+    def worth_scanning(self, texts: Sequence[str]) -> list[bool]:
+        """Which texts hold a keyword of some rule; the others cannot yield a finding.
+
+        One pass of the keyword index over all the texts joined by newlines (no
+        keyword spans one), instead of one pass and its overhead per text.
+        """
+        if self._index.always or not self._ascii_keywords:
+            return [True] * len(texts)
+        joined = "\n".join(texts)
+        lowered = joined.lower()
+        if len(lowered) != len(joined):
+            return [True] * len(texts)
+        ends = list(itertools.accumulate(len(text) + 1 for text in texts))
+        worth = [False] * len(texts)
+        for position, _ in self._index.hits(lowered):
+            worth[bisect.bisect_right(ends, position)] = True
+        return worth
 
     def scan(self, fragment: Fragment) -> list[Finding]:
         """The findings of one fragment, reviewed ones removed, allowlisted ones flagged."""

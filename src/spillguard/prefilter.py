@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -35,10 +35,14 @@ SMALL_TEXT = 4096
 class KeywordIndex:
     """Where the keywords of a rule list occur in a text, found in one regex pass."""
 
-    __slots__ = ("_by_keyword", "_small_text", "_tables", "always")
+    __slots__ = ("_automaton", "_by_keyword", "_native", "_small_text", "_tables", "always")
 
     def __init__(
-        self, keywords_per_rule: Sequence[Iterable[str]], *, small_text: int = SMALL_TEXT
+        self,
+        keywords_per_rule: Sequence[Iterable[str]],
+        *,
+        small_text: int = SMALL_TEXT,
+        native: bool = True,
     ) -> None:
         """``keywords_per_rule[i]``: the lowercase keywords of rule ``i``, in rule order."""
         by_keyword: dict[str, set[int]] = defaultdict(set)
@@ -54,6 +58,10 @@ class KeywordIndex:
         self._by_keyword = {word: frozenset(rules) for word, rules in by_keyword.items()}
         self._small_text = small_text
         self._tables: _Tables | None = None
+        #: The optional native Aho-Corasick automaton (the ``fast`` extra), built on
+        #: first need; False once it is known to be unavailable or not wanted.
+        self._native = native
+        self._automaton: Any = None
 
     def _built(self) -> _Tables:
         """The pattern and its tables, built on first need (a large text)."""
@@ -72,8 +80,12 @@ class KeywordIndex:
 
     def hits(self, lowered: str) -> Iterator[tuple[int, frozenset[int]]]:
         """(position, rule indexes) of the keyword hits in ``lowered``, in text order."""
-        if self._tables is None and len(lowered) < self._small_text:
+        if self._tables is None and self._automaton is None and len(lowered) < self._small_text:
             yield from self._small_hits(lowered)
+            return
+        automaton = self._native_automaton()
+        if automaton is not None:
+            yield from self._native_hits(automaton, lowered)
             return
         rules_of, inner, pattern = self._built()
         if pattern is None:
@@ -87,6 +99,26 @@ class KeywordIndex:
                 longer = match_at(lowered, start + offset)
                 if longer is not None:
                     yield start + offset, rules_of[longer.group()]
+
+    def _native_automaton(self) -> Any:
+        if self._automaton is None and self._native:
+            try:
+                import ahocorasick_rs
+            except ImportError:
+                self._native = False
+                return None
+            self._automaton = ahocorasick_rs.AhoCorasick(list(self._by_keyword))
+        return self._automaton
+
+    def _native_hits(self, automaton: Any, lowered: str) -> list[tuple[int, frozenset[int]]]:
+        """Every occurrence of every keyword, found by the native automaton in one pass."""
+        rules = list(self._by_keyword.values())
+        found = [
+            (start, rules[word])
+            for word, start, _ in automaton.find_matches_as_indexes(lowered, overlapping=True)
+        ]
+        found.sort(key=_position)
+        return found
 
     def _small_hits(self, lowered: str) -> list[tuple[int, frozenset[int]]]:
         """Every occurrence of every keyword with that keyword's rules, in text order.
