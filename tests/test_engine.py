@@ -88,6 +88,20 @@ def test_a_repository_path_allowlist_does_not_let_a_decoy_hide_a_locked_rule():
     assert [(f.rule, f.allowlisted) for f in shown] == [("DECOY", True)]
 
 
+def test_a_warning_does_not_shadow_a_locked_rule_later_on_the_line():
+    # A repository's warn mode leaves only the locked rules blocking: a warn-only
+    # finding judged first must not let a locked rule's secret on the line through.
+    decoy = rule("DECOY", r"tok_[a-z]+", blocking=False)
+    locked = rule("LOCKED", r"key_[a-z]+")
+    settings = {"locked": frozenset({"LOCKED"})}
+    (finding,) = scan("x = [tok_decoy, key_real]", decoy, locked, **settings)
+    assert (finding.rule, finding.blocking, finding.hidden) == ("LOCKED", True, ((5, 14),))
+    (warning,) = scan("x = [tok_decoy]", decoy, locked, **settings)
+    assert warning.rule == "DECOY"
+    (first,) = scan("x = [tok_decoy, key_real]", decoy, locked)  # nothing locked: first wins
+    assert first.rule == "DECOY"
+
+
 def test_catastrophic_rule_is_a_rule_error_and_the_scan_goes_on():
     slow = rule("SLOW", r"(a|aa)+$")
     fine = rule("FINE", r"tok_[a-z]+")

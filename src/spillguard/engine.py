@@ -157,19 +157,29 @@ class Scanner:
         """The line's finding among the rules the path's allowlist does not hide; only
         without one, and with ``--include-allowlisted``, among all (to be flagged).
 
-        A hidden rule matching first must not shadow a locked rule's secret after it.
+        What a repository loosened must not shadow a locked rule's secret later on the
+        line: neither a rule its ``allowlist_paths`` hides nor one its warn mode turned
+        into a warning.
         """
         if exempt == self._all_names:
+            finding = self._judge_line(fragment, line, rule_indexes)
+            locked = self.ruleset.locked
+            if finding is None or finding.blocking or not locked or finding.rule in locked:
+                return finding
+            return self._judge_among(fragment, line, rule_indexes, locked) or finding
+        finding = self._judge_among(fragment, line, rule_indexes, exempt)
+        if finding is None and self.ruleset.include_allowlisted:
             return self._judge_line(fragment, line, rule_indexes)
-        shown = [index for index in rule_indexes if self.rules[index].name in exempt]
+        return finding
+
+    def _judge_among(
+        self, fragment: Fragment, line: _Line, rule_indexes: list[int], names: frozenset[str]
+    ) -> Finding | None:
+        """The line's finding among the rules ``names``; every other rule's matches masked."""
+        shown = [index for index in rule_indexes if self.rules[index].name in names]
         finding = self._judge_line(fragment, line, shown)
-        if finding is None:
-            if self.ruleset.include_allowlisted:
-                return self._judge_line(fragment, line, rule_indexes)
-            return None
-        if finding.truncated:
+        if finding is None or finding.truncated:
             return finding
-        # The hidden rules' matches on the line are secrets too: mask them where it is shown.
         reported = (finding.line_offset_start, finding.line_offset_end)
         return dataclasses.replace(
             finding, hidden=self._other_secrets(line, rule_indexes, reported)
