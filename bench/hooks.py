@@ -48,6 +48,7 @@ def staged_change(source: Path, work: Path) -> Path:
 def pre_commit_rows(source: Path, label: str, context: Context, runs: int) -> list[Row]:
     clone = staged_change(source, context.work)
     command = [*context.spillguard, "hook", "pre-commit"]
+    measure.run(command, cwd=clone, env=context.env)  # warm-up: caches as users have them
     results = measure.repeat(runs, command, cwd=clone, env=context.env)
     problem = unavailable(results[-1])
     if problem is not None:

@@ -111,8 +111,13 @@ def spillguard_command() -> tuple[str, ...]:
 
 
 def environment() -> dict[str, str]:
-    """This Python's scripts first on PATH, so hook scripts find the same spillguard."""
+    """This Python's scripts first on PATH, so hook scripts find the same spillguard.
+
+    Bytecode is cached as on any user's machine (a development shell that turns
+    the caches off would make every start-up compile every module).
+    """
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["GIT_TERMINAL_PROMPT"] = "0"
     return env
