@@ -42,7 +42,7 @@ BUILTIN_RULE: dict[str, schema.Key] = {
 }
 
 
-#: How a ``context``/``value`` rule is spelled out: the context word, up to 20
+#: How a ``context``/``value`` rule is spelled out: the context word, up to 30
 #: more name characters, an assignment operator of some language or format, an
 #: optional quote, then the value, which must end at a delimiter.
 ASSIGNMENT = (
