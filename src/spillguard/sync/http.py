@@ -12,7 +12,7 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import SyncError
+from spillguard.errors import SyncError, UsageError
 from spillguard.sync.messages import describe_http_error
 
 if TYPE_CHECKING:
@@ -59,17 +59,20 @@ class _Retry(Exception):  # noqa: N818 - a signal, not an error
 
 
 def check_server_url(server: str) -> None:
-    """Only https, or http to this machine: credentials never cross a network in clear."""
+    """Only https, or http to this machine: credentials never cross a network in clear.
+
+    A refused URL is a usage or configuration error (exit 2), not a failed sync.
+    """
     from urllib.parse import urlsplit
 
     parts = urlsplit(server)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         # Not echoed: a mistyped URL may hold a password (user:pass@host).
-        raise SyncError("the server is not an http(s) URL such as https://scm.example.com")
+        raise UsageError("the server is not an http(s) URL such as https://scm.example.com")
     if parts.username or parts.password:
-        raise SyncError("the server URL must not carry credentials")
+        raise UsageError("the server URL must not carry credentials")
     if parts.scheme == "http" and parts.hostname not in _LOOPBACK:
-        raise SyncError(f"refusing to send credentials over plain http to {parts.hostname}")
+        raise UsageError(f"refusing to send credentials over plain http to {parts.hostname}")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
