@@ -188,8 +188,9 @@ def test_sha256_repository_is_refused_with_a_clear_line(tmp_path: Path) -> None:
 
 
 def test_summary_says_the_staged_changes_were_scanned(hooked: GitRepo) -> None:
-    hooked.write("app.py", f"x = 1\nkey = '{SECRET}'\n")
-    hooked.git("add", "app.py")
-    result = commit(hooked)
-    assert "scanned the staged changes, 1 file(s)," in result.stderr
-    assert "commit(s)" not in result.stderr
+    for content in ("x = 1\n", f"x = 1\nkey = '{SECRET}'\n"):  # unborn HEAD, then a born one
+        hooked.write("app.py", content)
+        hooked.git("add", "app.py")
+        result = commit(hooked)
+        assert "scanned the staged changes, 1 file(s)," in result.stderr
+        assert "commit(s)" not in result.stderr

@@ -49,7 +49,7 @@ def run_pre_commit(
         reviewed_text=staged_configuration(staged.texts[REVIEWED_FILE], REVIEWED_FILE),
     )
     items = staged.items(max_size=config.max_file_size)
-    return run_scan(items, config.ruleset, notices=config.notices), config
+    return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config
 
 
 def _run_with_libgit2(
