@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from spillguard.output import is_terminal
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable
     from typing import TextIO
 
 T = TypeVar("T")
@@ -90,16 +90,3 @@ def progress_for(stream: TextIO, *, quiet: bool) -> Progress:
     if quiet or not is_terminal(stream):
         return NullProgress()
     return TerminalProgress(stream)
-
-
-def track(
-    items: Iterable[T], total: int | None, progress: Progress, *, unit: str = "commits"
-) -> Iterator[T]:
-    """Yield ``items``, advancing ``progress`` once per item, and finish it however it ends."""
-    progress.start(total, unit)
-    try:
-        for item in items:
-            yield item
-            progress.advance()
-    finally:
-        progress.finish()
