@@ -22,15 +22,15 @@ TREE_MODE = int(FileMode.TREE)
 
 
 def bound_pack_memory() -> None:
-    """Keep at most 32 MiB of pack files mapped and 16 MiB of parsed objects cached
+    """Keep at most 16 MiB of pack files mapped and 8 MiB of parsed objects cached
     (libgit2 allows 8 GiB and 256 MiB by default).
 
     A history scan reads the whole pack and parses every commit and tree; without a
     bound, the process's memory grows with the repository.
     """
-    pygit2.settings.mwindow_size = 8 << 20
-    pygit2.settings.mwindow_mapped_limit = 32 << 20
-    pygit2.settings.cache_max_size(16 << 20)
+    pygit2.settings.mwindow_size = 4 << 20
+    pygit2.settings.mwindow_mapped_limit = 16 << 20
+    pygit2.settings.cache_max_size(8 << 20)
 
 
 def is_zero_id(object_id: str) -> bool:
