@@ -180,10 +180,7 @@ class Scanner:
         finding = self._judge_line(fragment, line, shown)
         if finding is None or finding.truncated:
             return finding
-        reported = (finding.line_offset_start, finding.line_offset_end)
-        return dataclasses.replace(
-            finding, hidden=self._other_secrets(line, rule_indexes, reported)
-        )
+        return dataclasses.replace(finding, hidden=self._other_secrets(line, rule_indexes, finding))
 
     def _judge_line(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int]
@@ -199,7 +196,7 @@ class Scanner:
                     return finding
                 # Only this match is reported, but the line is shown with it: the
                 # other secrets on it must be masked as well.
-                hidden = self._other_secrets(line, rule_indexes[position:], match.span())
+                hidden = self._other_secrets(line, rule_indexes[position:], finding)
                 return dataclasses.replace(finding, hidden=hidden)
         return None
 
@@ -212,27 +209,27 @@ class Scanner:
         return None
 
     def _other_secrets(
-        self, line: _Line, rule_indexes: list[int], reported: tuple[int, int]
+        self, line: _Line, rule_indexes: list[int], reported: Finding
     ) -> tuple[tuple[int, int], ...]:
-        """The secret spans of every other match on the line (the rules after
-        ``rule_indexes[0]`` and that rule's later matches), the reported one excluded."""
-        spans = set()
+        """The secret spans of every other match on the line by ``rule_indexes``; the
+        reporting rule is searched only past its match (what it skipped was reviewed)."""
+        spans: set[tuple[int, int]] = set()
         for index in rule_indexes:
             rule = self.rules[index]
             if rule.name in self._broken:
                 continue
-            for match in self._matches(rule, line):
-                if match.span() != reported:
-                    spans.add(_secret_span(rule, match))
+            start = reported.line_offset_end if rule.name == reported.rule else 0
+            spans.update(_secret_span(rule, match) for match in self._matches(rule, line, start))
         return tuple(sorted(spans))
 
-    def _matches(self, rule: Rule, line: _Line) -> Iterator[regex.Match[str]]:
-        """The rule's acceptable matches on the line, in order."""
+    def _matches(self, rule: Rule, line: _Line, start: int = 0) -> Iterator[regex.Match[str]]:
+        """The rule's acceptable matches on the line from ``start``, in order."""
         subject = line.text
         if rule.lookahead:
             subject = line.whole[line.start : line.end + LOOKAHEAD_CHARS]
         try:
-            for match in compiled(rule).finditer(subject, timeout=self.ruleset.rule_timeout):
+            timeout = self.ruleset.rule_timeout
+            for match in compiled(rule).finditer(subject, start, timeout=timeout):
                 if match.start() >= len(line.text):
                     return
                 if match.end() > len(line.text) or not self._acceptable(rule, match):
