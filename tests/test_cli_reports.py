@@ -168,3 +168,10 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(
         == 1
     )
     assert shown in written.read_text(encoding="utf-8")
+
+
+def test_a_full_disk_is_one_clear_error(shop: GitRepo, capsys) -> None:
+    # /dev/full fails every write with ENOSPC, as a full disk does.
+    argv = ["scan", "--repo", str(shop.path), "--format", "json", "--output", "/dev/full"]
+    assert main(argv) == 3
+    assert capsys.readouterr().err == ("spillguard: error: No space left on device\n")

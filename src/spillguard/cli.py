@@ -432,6 +432,13 @@ def error_handler() -> Iterator[list[int]]:
 
         discard_stdout()
         code.append(int(ExitCode.RUNTIME))
+    except OSError as error:
+        if os.environ.get("SPILLGUARD_DEBUG"):
+            raise
+        # A full disk, a failing device: the system's reason is the whole story.
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"spillguard: error: {where}{error.strerror or error}", file=sys.stderr)
+        code.append(int(ExitCode.RUNTIME))
     except Exception as error:
         if os.environ.get("SPILLGUARD_DEBUG"):
             raise
