@@ -177,7 +177,8 @@ def test_skips_binary_lfs_symlink_submodule_and_oversized(
     secret = key("skip")
     repo.write("logo.png", b"\x89PNG\0\0" + secret.encode())
     repo.write("big.txt", "v = 0\n" * 100 + f"x = '{secret}'\n")  # over the cap below
-    repo.write("model.bin", "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64)
+    pointer = f"version https://git-lfs.github.com/spec/v1\noid sha256:{'0' * 64}\nsize 9\n"
+    repo.write("model.bin", pointer)
     (repo.path / "link").symlink_to(secret)
     sub = GitRepo(tmp_path / "sub")
     sub.write("s.txt", "x\n")
@@ -255,3 +256,15 @@ def test_a_secret_in_a_commit_subject_is_masked_in_the_text_report(repo: GitRepo
     assert f"    rotate: the old token was {token[:4]}{'*' * 36}, now" in out
     assert main(["scan", "--repo", str(repo.path), "--include-plaintext"]) == 1
     assert token in capsys.readouterr().out
+
+
+def test_a_secret_behind_an_lfs_header_is_still_found(repo: GitRepo, capsys) -> None:
+    # Only a real pointer (version, oid, size: nothing else) is skipped as one.
+    fake = f"version https://git-lfs.github.com/spec/v1\naws_key = {key('lfs')}\n"
+    repo.write("config.env", fake)
+    real = f"version https://git-lfs.github.com/spec/v1\noid sha256:{'ab' * 32}\nsize 12345\n"
+    repo.write("model.bin", real)
+    repo.commit("lfs")
+    code, report = scan(capsys, repo)
+    assert (code, [f["path"] for f in report["findings"]]) == (1, ["config.env"])
+    assert [s["path"] for s in report["skipped"]] == ["model.bin"]

@@ -52,7 +52,8 @@ def test_ordinary_changes(base: GitRepo, monkeypatch) -> None:
     base.write("latin1.txt", "café = 1\n".encode("latin-1") + KEY.encode())
     base.write("empty.txt", "")
     base.write("big.log", "x" * MAX_SIZE + f"\n{KEY}\n")
-    base.write("pointer.bin", "version https://git-lfs.github.com/spec/v1\noid sha256:0\n")
+    pointer = f"version https://git-lfs.github.com/spec/v1\noid sha256:{'0' * 64}\nsize 9\n"
+    base.write("pointer.bin", pointer)
     base.write("dir with space/ünï.py", f"key = '{KEY}'\n")
     base.write(CONFIG, "[hook]\nmode = 'warn'\n")
     base.git("add", "-A")
