@@ -174,4 +174,4 @@ def test_a_full_disk_is_one_clear_error(shop: GitRepo, capsys) -> None:
     # /dev/full fails every write with ENOSPC, as a full disk does.
     argv = ["scan", "--repo", str(shop.path), "--format", "json", "--output", "/dev/full"]
     assert main(argv) == 3
-    assert capsys.readouterr().err == ("spillguard: error: No space left on device\n")
+    assert capsys.readouterr().err == "spillguard: error: No space left on device\n"

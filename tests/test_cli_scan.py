@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -14,8 +15,6 @@ from spillguard.models import MAX_LINE_LENGTH
 from testing.tokens import expand
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from testing.gitrepo import GitRepo
 
 AWS_KEY = expand("AKIA{rand:A2:16}", "cli")
@@ -215,9 +214,7 @@ def test_rules_refuses_a_format_it_cannot_write(tmp_path: Path, capsys, fmt: str
 
 
 def test_readme_documents_the_max_line_length() -> None:
-    from pathlib import Path as _Path
-
-    readme = (_Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
     assert f"longer than {MAX_LINE_LENGTH:,} characters" in readme
 
 
