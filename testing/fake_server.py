@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 SECURITY = "/rest/security/latest"
+#: What the servers send: the media type with a charset parameter, as JAX-RS and Spring do.
+JSON_TYPE = "application/json;charset=UTF-8"
+CSV_TYPE = "text/csv;charset=UTF-8"
 
 
 @dataclasses.dataclass
@@ -33,6 +36,10 @@ class Answer:
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
     #: Seconds to wait before answering (a slow server); the server's shutdown ends it.
     delay: float = 0.0
+    #: How the body is delimited: "length" (Content-Length), "chunked" (HTTP/1.1
+    #: chunked transfer encoding) or "close" (HTTP/1.0: the body ends when the
+    #: connection closes). All three are legitimate for any server.
+    framing: str = "length"
 
     @classmethod
     def error(cls, status: int, title: str, description: str = "", **violations: str) -> Answer:
@@ -41,7 +48,7 @@ class Answer:
             body["restErrorDescription"] = description
         if violations:
             body["violations"] = [{"fieldName": k, "message": v} for k, v in violations.items()]
-        return cls(status, json.dumps(body).encode(), {"Content-Type": "application/json"})
+        return cls(status, json.dumps(body).encode(), {"Content-Type": JSON_TYPE})
 
 
 @dataclasses.dataclass
@@ -60,6 +67,12 @@ class FakeApp:
     #: Raw bytes served instead of the generated reviewed export (zip, malformed CSV).
     export_override: bytes | None = None
     password_settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: Lists as plain JSON arrays (""), or paged: "start" (start/limit, ``values``,
+    #: ``isLastPage``, ``nextPageStart``) or "page" (page/size, ``content``, ``last``).
+    paging: str = ""
+    page_size: int = 2
+    #: How every answer's body is delimited unless the answer says otherwise.
+    framing: str = "length"
     script: dict[str, list[Answer]] = dataclasses.field(default_factory=dict)
     requests: list[tuple[str, str, dict[str, str]]] = dataclasses.field(default_factory=list)
     #: Reviewed-line operations as received: ("create" or "delete", JSON body).
@@ -103,6 +116,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._handle()
 
+    def do_PUT(self) -> None:
+        self._handle()
+
+    def do_DELETE(self) -> None:
+        self._handle()
+
     def _handle(self) -> None:
         app = self.server.app
         path = self.path.split("?", 1)[0]
@@ -114,7 +133,12 @@ class _Handler(BaseHTTPRequestHandler):
         if answer is not None and answer.delay:
             app.stop.wait(answer.delay)
         if answer is None or answer.status == 0:
-            answer = self._refused() or _route(app, self.command, path, body)
+            answer = self._refused() or _route(app, self.command, self.path, body, self.headers)
+        if answer.framing == "length":
+            answer = dataclasses.replace(answer, framing=app.framing)
+        produced = answer.headers.get("Content-Type", JSON_TYPE)
+        if answer.status < 300 and not _accepts(str(self.headers.get("Accept") or ""), produced):
+            answer = Answer.error(406, "Not Acceptable", f"This resource produces {produced}")
         self._send(answer)
 
     def _refused(self) -> Answer | None:
@@ -132,40 +156,81 @@ class _Handler(BaseHTTPRequestHandler):
         return None
 
     def _send(self, answer: Answer) -> None:
+        if answer.framing == "chunked":
+            self.protocol_version = "HTTP/1.1"
         self.send_response(answer.status)
         for name, value in answer.headers.items():
             self.send_header(name, value)
-        self.send_header("Content-Length", str(len(answer.body)))
+        if answer.framing == "length":
+            self.send_header("Content-Length", str(len(answer.body)))
+        elif answer.framing == "chunked":
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
         self.end_headers()
         with contextlib.suppress(OSError):
-            self.wfile.write(answer.body)
+            if answer.framing != "chunked":
+                self.wfile.write(answer.body)
+                return
+            for start in range(0, len(answer.body), 7):
+                piece = answer.body[start : start + 7]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.write(b"0\r\n\r\n")
 
 
 def _json(value: Any) -> Answer:
-    return Answer(200, json.dumps(value).encode(), {"Content-Type": "application/json"})
+    return Answer(200, json.dumps(value).encode(), {"Content-Type": JSON_TYPE})
 
 
-def _rules_answer(app: FakeApp) -> Answer:
+def _list(app: FakeApp, items: list[Any], query: dict[str, list[str]]) -> Answer:
+    if not app.paging:
+        return _json(items)
+    size = int(query.get("limit", query.get("size", [str(app.page_size)]))[0])
+    if app.paging == "start":
+        start = int(query.get("start", ["0"])[0])
+        page = items[start : start + size]
+        last = start + size >= len(items)
+        envelope = {"size": len(page), "limit": size, "start": start, "values": page}
+        return _json(
+            {**envelope, "isLastPage": last, **({} if last else {"nextPageStart": start + size})}
+        )
+    number = int(query.get("page", ["0"])[0])
+    page = items[number * size : (number + 1) * size]
+    last = (number + 1) * size >= len(items)
+    return _json({"content": page, "number": number, "size": size, "last": last})
+
+
+def _rules_answer(app: FakeApp, query: dict[str, list[str]]) -> Answer:
     rules = [dict(rule) for rule in app.rules]
     if app.release != "latest":
         for rule in rules:
             rule.pop("blocking", None)
-    return _json(rules)
+    return _list(app, rules, query)
 
 
 def _export_answer(app: FakeApp) -> Answer:
     body = app.export_override if app.export_override is not None else app.export_csv()
-    kind = "application/zip" if body.startswith(b"PK") else "text/csv"
+    kind = "application/zip" if body.startswith(b"PK") else CSV_TYPE
     return Answer(200, body, {"Content-Type": kind})
 
 
 def _review(app: FakeApp, action: str, body: bytes) -> Answer:
-    data = json.loads(body or b"{}")
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return Answer.error(400, "Bad Request", "The body is not JSON")
+    if not isinstance(data, dict):
+        return Answer.error(400, "Bad Request", "The body is not a JSON object")
     app.posted.append((action, data))
     if app.variant == "code-hosting" and app.release != "latest" and "ruleName" in data:
         return Answer.error(400, "Bad Request", "Unrecognized field", ruleName="unknown field")
-    if not data.get("matchText"):
+    if not isinstance(data.get("matchText"), str) or not data["matchText"]:
         return Answer.error(400, "Bad Request", matchText="must not be empty")
+    # Wiki and issue tracker: the create body is {matchText, ruleName}, both strings.
+    needs_rule = action == "create" and app.variant in ("wiki", "issue-tracker")
+    if "ruleName" in data or needs_rule:
+        rule = data.get("ruleName")
+        if not isinstance(rule, str) or not rule:
+            return Answer.error(400, "Bad Request", ruleName="must be a rule name")
     if action == "create":
         app.reviewed.append((data["matchText"], data.get("ruleName", "")))
     else:
@@ -197,16 +262,42 @@ _PATHS = {
 }
 
 
-def _route(app: FakeApp, method: str, path: str, body: bytes) -> Answer:
+def _accepts(accept: str, media: str) -> bool:
+    """Whether an Accept header admits ``media`` (no header admits everything)."""
+    if not accept.strip():
+        return True
+    kind = media.split(";", 1)[0].split("/", 1)[0]
+    ranges = [part.split(";", 1)[0].strip().lower() for part in accept.split(",")]
+    return any(r in (media.split(";", 1)[0], f"{kind}/*", "*/*") for r in ranges)
+
+
+def _not_json(headers: Any) -> Answer | None:
+    """The documents send JSON bodies with Content-Type application/json (415 otherwise)."""
+    sent = str(headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+    if sent != "application/json":
+        return Answer.error(415, "Unsupported Media Type", "Send Content-Type application/json")
+    return None
+
+
+def _route(app: FakeApp, method: str, target: str, body: bytes, headers: Any) -> Answer:
+    from urllib.parse import parse_qs
+
+    path, _, raw_query = target.partition("?")
+    query = parse_qs(raw_query)
     for name, pattern in _PATHS[app.variant].items():
         match = re.fullmatch(pattern, path)
-        if match is None or (method == "POST") != (name == "review"):
+        if match is None:
             continue
+        allowed = "POST" if name == "review" else "GET"
+        if method != allowed:
+            answer = Answer.error(405, "Method Not Allowed", f"{method} is not allowed here")
+            answer.headers["Allow"] = allowed
+            return answer
         if name == "review":
-            return _review(app, match.group(1), body)
+            return _not_json(headers) or _review(app, match.group(1), body)
         answers = {
-            "rules": lambda: _rules_answer(app),
-            "repository_rules": lambda: _json(app.repository_rules),
+            "rules": lambda: _rules_answer(app, query),
+            "repository_rules": lambda: _list(app, app.repository_rules, query),
             "export": lambda: _export_answer(app),
             "settings": lambda: _json(app.password_settings),
         }
