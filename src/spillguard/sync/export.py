@@ -26,8 +26,11 @@ def _key(column: str) -> str:
     return column.strip().lower().replace(" ", "").replace("_", "")
 
 
-def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool]:
-    """(matchText, ruleName or None) per row, and whether the export has a ruleName column."""
+def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool | None]:
+    """(matchText, ruleName or None) per row, and whether the export has a ruleName column.
+
+    An empty export (not even a header) cannot tell: None.
+    """
     import csv
 
     if text.rstrip().endswith(CANCELLED):
@@ -38,7 +41,7 @@ def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool]:
     except csv.Error as error:
         raise SyncError(f"{where}: malformed CSV at line {reader.line_num}: {error}") from None
     if not rows:
-        return [], False
+        return [], None
     header = [_key(column) for column in rows[0]]
     if "matchtext" not in header:
         shown = scrub(", ".join(rows[0])[:200], ())
@@ -81,7 +84,7 @@ def _zip_entries(archive: zipfile.ZipFile, where: str) -> list[tuple[str, bytes]
     return found
 
 
-def reviewed_lines(body: bytes, where: str) -> tuple[list[Reviewed], bool]:
+def reviewed_lines(body: bytes, where: str) -> tuple[list[Reviewed], bool | None]:
     """All reviewed lines of an export (CSV, or a zip of CSV files) and the ruleName flag."""
     import zipfile
 
@@ -93,9 +96,9 @@ def reviewed_lines(body: bytes, where: str) -> tuple[list[Reviewed], bool]:
     except (zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError) as error:
         raise SyncError(f"{where}: not a readable zip: {error}") from None
     found: list[Reviewed] = []
-    has_rule = False
+    has_rule: bool | None = None
     for name, data in entries:
         lines, with_rule = parse_reviewed_csv(_decode(data, name), name)
         found.extend(lines)
-        has_rule = has_rule or with_rule
+        has_rule = with_rule if has_rule is None else (has_rule or bool(with_rule))
     return found, has_rule

@@ -18,6 +18,7 @@ from spillguard.sync.export import reviewed_lines
 from spillguard.sync.http import Call, ClientSettings, Response, request
 from spillguard.sync.messages import excerpt
 from spillguard.sync.rules import (
+    items_of,
     parse_password_settings,
     parse_rules,
     repository_rule_names,
@@ -28,7 +29,30 @@ from spillguard.sync.variants import Variant, expand
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-EXPORT_ACCEPT = "text/csv, application/zip, application/octet-stream;q=0.5"
+#: CSV or zip preferred; anything else is still read (the documents name no media type for
+#: the reviewed exports, and a strict server answers 406 to an Accept it cannot meet).
+EXPORT_ACCEPT = "text/csv, application/zip, application/octet-stream;q=0.5, */*;q=0.1"
+
+
+#: Pages followed at most for one list: a server that never says "last page" fails the sync.
+MAX_PAGES = 100
+
+
+def next_page(payload: Any) -> dict[str, str] | None:
+    """The query of the next page when a paged envelope says there is one.
+
+    The documents show no envelope for the lists sync reads, but call the code-hosting
+    lists "paged JSON" with start and limit (``values``, ``isLastPage``,
+    ``nextPageStart``) and page the wiki with page and size (``content``, ``last``,
+    ``number``). A list that arrives paged anyway is read to its last page.
+    """
+    if not isinstance(payload, dict):
+        return None
+    if payload.get("isLastPage") is False and isinstance(payload.get("nextPageStart"), int):
+        return {"start": str(payload["nextPageStart"])}
+    if payload.get("last") is False and isinstance(payload.get("number"), int):
+        return {"page": str(payload["number"] + 1)}
+    return None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,7 +65,8 @@ def json_answer(response: Response, call: Call) -> Any:
     import json
 
     try:
-        return json.loads(response.body.decode("utf-8"))
+        # utf-8-sig: a byte order mark in front of the JSON is tolerated.
+        return json.loads(response.body.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError):
         raise SyncError(
             f"{call.where}: the answer is not JSON ({response.content_type}): "
@@ -66,7 +91,23 @@ class _Fetcher:
         call = Call(method="GET", path=path, permission=permission)
         return json_answer(request(self.settings, call, sleep=self.sleep), call)
 
-    def reviewed(self, path: str, salt: str) -> tuple[list[dict[str, Any]], bool]:
+    def get_list(self, path: str, permission: str, what: str) -> list[Any]:
+        """Every item of a list answer, following a paged envelope to its last page."""
+        from urllib.parse import urlencode
+
+        payload = self.get_json(path, permission)
+        found = list(items_of(payload, what))
+        for _ in range(MAX_PAGES - 1):
+            query = next_page(payload)
+            if query is None:
+                return found
+            payload = self.get_json(f"{path}?{urlencode(query)}", permission)
+            found.extend(items_of(payload, what))
+        if next_page(payload) is None:
+            return found
+        raise SyncError(f"GET {path}: the {what} answer has more than {MAX_PAGES} pages")
+
+    def reviewed(self, path: str, salt: str) -> tuple[list[dict[str, Any]], bool | None]:
         response = self.get(path, self.variant.reviewed_permission, EXPORT_ACCEPT)
         lines, has_rule = reviewed_lines(response.body, f"GET {path}")
         entries = {
@@ -88,7 +129,8 @@ def fetch(
     """Rules, repository rule names, reviewed lines and settings, as the variant offers."""
     fetcher = _Fetcher(settings, chosen, sleep)
     synced = parse_rules(
-        fetcher.get_json(expand(chosen.rules, scope), chosen.rules_permission), builtin_names
+        fetcher.get_list(expand(chosen.rules, scope), chosen.rules_permission, "rule list"),
+        builtin_names,
     )
     notices = list(synced.notices)
     salt = secrets.token_hex(16)
@@ -104,7 +146,7 @@ def fetch(
     }
     release = {"blocking": synced.blocking_field, "review_rule_name": chosen.review_rule_name}
     if chosen.repository_rules:
-        payload = fetcher.get_json(expand(chosen.repository_rules, scope), "")
+        payload = fetcher.get_list(expand(chosen.repository_rules, scope), "", "rule_types")
         data["repository_rules"] = names = repository_rule_names(payload)
         known = builtin_names | {rule["name"] for rule in synced.rules}
         unknown = sorted(set(names) - known)

@@ -39,7 +39,7 @@ def error_body_detail(body: bytes) -> str | None:
     import json
 
     try:
-        data: Any = json.loads(body.decode("utf-8"))
+        data: Any = json.loads(body.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("restErrorTitle"), str):
@@ -50,7 +50,7 @@ def error_body_detail(body: bytes) -> str | None:
     violations = data.get("violations")
     if isinstance(violations, list):
         parts.extend(
-            f"{item.get('fieldName', '?')}: {item.get('message', '')}"
+            f"{item.get('fieldName') or '?'}: {item.get('message') or ''}"
             for item in violations
             if isinstance(item, dict)
         )

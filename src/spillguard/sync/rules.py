@@ -15,6 +15,12 @@ _NOT_NAME = re.compile(r"[^A-Za-z0-9]+")
 #: Envelope keys a paged or wrapped list may sit under (the documents do not show it).
 _LIST_KEYS = ("values", "rules", "items", "content")
 _SHOWN = 5
+#: Where a rule record holds its expression: ``regexp`` in the documents that show
+#: records; the hosted records (ValidationRuleDto) are not shown.
+_REGEXP_KEYS = ("regexp", "regex", "pattern")
+#: Boolean fields saying a rule is built-in (``hardcoded`` is the code-hosting one).
+_BUILTIN_FLAGS = ("hardcoded", "builtIn", "builtin")
+_KIND_KEYS = ("type", "kind", "ruleType")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,6 +45,26 @@ def items_of(payload: Any, what: str) -> list[Any]:
     return payload
 
 
+def _regexp(item: dict[str, Any]) -> Any:
+    return next((item[key] for key in _REGEXP_KEYS if item.get(key) is not None), None)
+
+
+def _marked_custom(item: dict[str, Any]) -> bool | None:
+    """Whether the record itself says custom or built-in (None: it does not say)."""
+    for key in _BUILTIN_FLAGS:
+        if isinstance(item.get(key), bool):
+            return not item[key]
+    if isinstance(item.get("custom"), bool):
+        return bool(item["custom"])
+    for key in _KIND_KEYS:
+        kind = str(item.get(key) or "").lower()
+        if "custom" in kind:
+            return True
+        if "built" in kind or "hardcoded" in kind:
+            return False
+    return None
+
+
 def _shown(names: list[str]) -> str:
     more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
     return ", ".join(scrub(name, ()) for name in names[:_SHOWN]) + more
@@ -58,9 +84,12 @@ class _Collector:
             self.notices.append("warning: a server rule without a name was ignored")
             return
         name = rule_name(item["name"])
-        regexp = item.get("regexp")
-        hardcoded = item.get("hardcoded")
-        custom = not hardcoded if isinstance(hardcoded, bool) else isinstance(regexp, str)
+        regexp = _regexp(item)
+        custom = _marked_custom(item)
+        if custom is None:
+            # Unmarked (the wiki, issue-tracker and hosted records are not shown, and a
+            # server may list a built-in rule's own pattern): a built-in name is that rule.
+            custom = name not in self.builtin_names and isinstance(regexp, str)
         enabled = item.get("enabled", True) is not False
         if not custom:
             if name in self.builtin_names:

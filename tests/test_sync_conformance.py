@@ -1,0 +1,239 @@
+"""The client against what the API documents allow a server to do, not only what ours does.
+
+The fake server is strict where the documents are (methods, paths, JSON bodies, the
+create body's fields, Accept honoured) and varies where they are silent or where any
+HTTP server may: paged envelopes, framing, byte order marks, unmarked rule records,
+export layouts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.cli import main
+from spillguard.fingerprint import reviewed_digest
+from spillguard.sync import fetch
+from spillguard.sync_cache import cache_path
+from testing.fake_server import Answer, FakeApp, zip_of
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from testing.gitrepo import GitRepo
+
+PASSWORD = expand("pw-{rand:Aa0:24}", "conformance-password")
+API_KEY = expand("key-{rand:Aa0:40}", "conformance-api-key")
+TOKEN = expand("itk_{rand:Aa0:32}", "conformance-token")
+CUSTOM = {"id": "7", "name": "Internal token", "regexp": "itk_[A-Za-z0-9]{32}", "hardcoded": False}
+RULES_PATH = "/rest/security/1.0/rules"
+EXPORT_PATH = "/rest/security/latest/export/reviewed/projects/PRJ/repos/app"
+SCOPES = {
+    "code-hosting": ("--project", "PRJ", "--repo", "app"),
+    "wiki": ("--space", "DOCS"),
+    "issue-tracker": ("--project", "OPS"),
+    "hosted": (),
+}
+
+
+@pytest.fixture
+def app() -> FakeApp:
+    return FakeApp(password=PASSWORD, api_key=API_KEY, rules=[{**CUSTOM, "enabled": True}])
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert PASSWORD not in out + err
+    assert TOKEN not in out + err
+    return code, out, err
+
+
+def sync(capsys: pytest.CaptureFixture[str], url: str, variant: str = "code-hosting") -> str:
+    code, out, err = run(capsys, "sync", "--server", url, "--variant", variant, *SCOPES[variant])
+    assert code == 0, err
+    return out
+
+
+def cache(work: GitRepo) -> dict:
+    return json.loads(cache_path(work.path, os.environ).read_text())
+
+
+def reviewed(data: dict) -> list[tuple[str, str | None]]:
+    """The cache's reviewed entries as (digest, rule), sorted."""
+    return sorted(((entry["digest"], entry["rule"]) for entry in data["reviewed"]), key=str)
+
+
+def digests(data: dict, *entries: tuple[str, str | None]) -> list[tuple[str, str | None]]:
+    return sorted(((reviewed_digest(text, data["salt"]), rule) for text, rule in entries), key=str)
+
+
+EXPECTED = {
+    "code-hosting": [
+        ("GET", RULES_PATH),
+        ("GET", "/rest/security/1.0/scan/PRJ/rule_types/app"),
+        ("GET", EXPORT_PATH),
+        ("POST", "/rest/security/latest/review-lines/projects/PRJ/repos/app/create"),
+        ("POST", "/rest/security/latest/review-lines/projects/PRJ/repos/app/delete"),
+    ],
+    "wiki": [
+        ("GET", "/rest/security/latest/rules"),
+        ("GET", "/rest/security/latest/export/reviewed/space/DOCS/findings"),
+        ("POST", "/rest/security/latest/review/space/DOCS/create"),
+        ("POST", "/rest/security/latest/review/space/DOCS/delete"),
+    ],
+    "issue-tracker": [
+        ("GET", "/rest/security/latest/rules"),
+        ("GET", "/rest/security/latest/export/reviewed/project/OPS/findings"),
+        ("POST", "/rest/security/latest/review/project/OPS/create"),
+        ("POST", "/rest/security/latest/review/project/OPS/delete"),
+    ],
+    "hosted": [("GET", "/rest/rules"), ("GET", "/rest/rules/generic-password-settings")],
+}
+
+
+@pytest.mark.parametrize("variant", list(EXPECTED))
+def test_every_request_is_the_documented_one(work, app, url, capsys, monkeypatch, variant) -> None:
+    app.variant = variant
+    monkeypatch.setenv("SPILLGUARD_API_KEY", API_KEY)
+    sync(capsys, url, variant)
+    if variant != "hosted":
+        for action in ("add", "remove"):
+            code, _, err = run(
+                capsys, "review", action, "--remote", "--rule", "INTERNAL_TOKEN", TOKEN
+            )
+            assert code == 0, err
+    assert [(method, path) for method, path, _ in app.requests] == EXPECTED[variant]
+    for method, _, headers in app.requests:
+        if variant == "hosted":
+            assert headers["Authorization"] == f"Bearer {API_KEY}"
+            assert "X-Host-Token" not in headers
+        else:
+            assert headers["Authorization"].startswith("Basic ")
+            assert headers["X-Host-Token"] == "no-check"
+        assert ("Content-Type" in headers) == (method == "POST")
+    if variant in ("wiki", "issue-tracker"):
+        assert app.posted == [
+            ("create", {"matchText": TOKEN, "ruleName": "Internal token"}),
+            ("delete", {"matchText": TOKEN}),
+        ]
+
+
+@pytest.mark.parametrize("framing", ["chunked", "close"])
+def test_answers_delimited_by_chunks_or_by_closing(work, app, url, capsys, framing) -> None:
+    app.framing = framing
+    app.reviewed = [(TOKEN, "Internal token")]
+    sync(capsys, url)
+    data = cache(work)
+    assert [rule["name"] for rule in data["rules"]] == ["INTERNAL_TOKEN"]
+    assert reviewed(data) == digests(data, (TOKEN, "INTERNAL_TOKEN"))
+
+
+@pytest.mark.parametrize(("variant", "paging"), [("code-hosting", "start"), ("wiki", "page")])
+def test_a_paged_list_is_read_to_its_last_page(work, app, url, capsys, variant, paging) -> None:
+    app.variant, app.paging = variant, paging
+    app.rules = [
+        {"id": "1", "name": "AWS_CLIENT_ID", "hardcoded": True, "enabled": False},
+        {"id": "2", "name": "GENERIC_PASSWORD", "hardcoded": True, "enabled": True},
+        {**CUSTOM, "enabled": True},
+    ]
+    app.repository_rules = ["AWS_CLIENT_ID", "GENERIC_PASSWORD", "Internal token"]
+    sync(capsys, url, variant)
+    data = cache(work)
+    assert [rule["name"] for rule in data["rules"]] == [
+        "AWS_CLIENT_ID",
+        "GENERIC_PASSWORD",
+        "INTERNAL_TOKEN",
+    ]
+    if variant == "code-hosting":
+        assert data["repository_rules"] == ["AWS_CLIENT_ID", "GENERIC_PASSWORD", "INTERNAL_TOKEN"]
+
+
+def test_a_list_that_never_ends_fails_the_sync(work, app, url, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(fetch, "MAX_PAGES", 3)
+    endless = json.dumps({"values": [], "isLastPage": False, "nextPageStart": 0}).encode()
+    app.then(RULES_PATH, *[Answer(200, endless, {"Content-Type": "application/json"})] * 3)
+    code, _, err = run(capsys, "sync", "--server", url, *SCOPES["code-hosting"])
+    assert code == 3
+    assert (
+        err == f"spillguard: error: GET {RULES_PATH}: the rule list answer has more than 3 pages\n"
+    )
+
+
+@pytest.mark.parametrize("variant", ["wiki", "issue-tracker", "hosted"])
+def test_rule_records_that_do_not_say_built_in(
+    work, app, url, capsys, monkeypatch, variant
+) -> None:
+    """Those variants do not show their rule records: numeric or UUID ids, a built-in rule
+    listed with its own pattern, ``regex`` for the expression, nulls, extra fields."""
+    app.variant = variant
+    monkeypatch.setenv("SPILLGUARD_API_KEY", API_KEY)
+    app.rules = [
+        {"enabled": False, "regexp": "AKIA[0-9A-Z]{16}", "name": "AWS_CLIENT_ID", "id": 1},
+        {"id": 2, "name": "GENERIC_PASSWORD", "enabled": True, "regexp": None, "description": None},
+        {"regex": "itk_[A-Za-z0-9]{32}", "name": "Internal token", "enabled": True, "id": 12},
+        {"type": "CUSTOM", "name": "Team token", "pattern": "tt_[a-z0-9]{24}", "enabled": None},
+    ]
+    sync(capsys, url, variant)
+    assert [(rule["name"], rule["kind"], rule["enabled"]) for rule in cache(work)["rules"]] == [
+        ("AWS_CLIENT_ID", "builtin", False),
+        ("GENERIC_PASSWORD", "builtin", True),
+        ("INTERNAL_TOKEN", "custom", True),
+        ("TEAM_TOKEN", "custom", True),
+    ]
+
+
+def test_json_with_a_byte_order_mark(work, app, url, capsys) -> None:
+    body = b"\xef\xbb\xbf" + json.dumps([{**CUSTOM, "enabled": True}]).encode()
+    app.then(RULES_PATH, Answer(200, body, {"Content-Type": "application/json; charset=utf-8"}))
+    sync(capsys, url)
+    assert [rule["name"] for rule in cache(work)["rules"]] == ["INTERNAL_TOKEN"]
+
+
+ODD = 'a "quoted", multi\r\nline value'
+EXPORTS = {
+    "bom, spaced headers, quoting": (
+        "\ufeffRule Name,Reviewed By,Match Text\r\n"
+        f'Internal token,ada,{TOKEN}\r\nGENERIC_PASSWORD,bob,"{ODD.replace(chr(34), 2 * chr(34))}"\r\n'
+    ).encode(),
+    "a zip of csv files": zip_of(
+        {
+            "PRJ/app.csv": f"matchText,ruleName\n{TOKEN},Internal token\n".encode(),
+            "PRJ/app-2.csv": (
+                f'"MATCHTEXT","RULENAME"\n"{ODD.replace(chr(34), 2 * chr(34))}","GENERIC_PASSWORD"\n'
+            ).encode(),
+        }
+    ),
+}
+
+
+@pytest.mark.parametrize("body", list(EXPORTS.values()), ids=list(EXPORTS))
+@pytest.mark.parametrize("content_type", ["text/csv; charset=UTF-8", "application/octet-stream"])
+def test_export_layouts(work, app, url, capsys, body, content_type) -> None:
+    headers = {"Content-Type": content_type, "Content-Disposition": 'attachment; filename="r.csv"'}
+    app.then(EXPORT_PATH, Answer(200, body, headers))
+    out = sync(capsys, url)
+    data = cache(work)
+    assert reviewed(data) == digests(data, (TOKEN, "INTERNAL_TOKEN"), (ODD, "GENERIC_PASSWORD"))
+    assert "reviewed lines: 2 (ruleName: yes)" in out
+
+
+def test_an_export_of_another_media_type_is_still_read(work, app, url, capsys) -> None:
+    body = f"matchText\n{TOKEN}\n".encode()
+    app.then(EXPORT_PATH, Answer(200, body, {"Content-Type": "application/vnd.ms-excel"}))
+    out = sync(capsys, url)
+    data = cache(work)
+    assert reviewed(data) == digests(data, (TOKEN, None))
+    assert "reviewed lines: 1 (ruleName: no)" in out
+
+
+def test_an_empty_export_leaves_the_rule_name_unknown(work, app, url, capsys) -> None:
+    app.then(EXPORT_PATH, Answer(200, b"", {"Content-Type": "text/csv"}))
+    out = sync(capsys, url)
+    assert cache(work)["release_line"]["review_rule_name"] is None
+    assert "reviewed lines: 0 (ruleName: unknown)" in out
+    code, _, err = run(capsys, "review", "add", "--remote", "--rule", "INTERNAL_TOKEN", TOKEN)
+    assert code == 0, err
+    assert app.posted == [("create", {"matchText": TOKEN, "ruleName": "Internal token"})]
