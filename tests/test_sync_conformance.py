@@ -237,3 +237,41 @@ def test_an_empty_export_leaves_the_rule_name_unknown(work, app, url, capsys) ->
     code, _, err = run(capsys, "review", "add", "--remote", "--rule", "INTERNAL_TOKEN", TOKEN)
     assert code == 0, err
     assert app.posted == [("create", {"matchText": TOKEN, "ruleName": "Internal token"})]
+
+
+def test_the_servers_spelling_of_a_built_in_rule_is_sent_back(work, app, url, capsys) -> None:
+    app.variant = "wiki"
+    app.rules = [{"id": 1, "name": "Generic password", "hardcoded": True, "enabled": True}]
+    sync(capsys, url, "wiki")
+    assert cache(work)["rules"][0]["name"] == "GENERIC_PASSWORD"
+    code, _, err = run(capsys, "review", "add", "--remote", "--rule", "GENERIC_PASSWORD", TOKEN)
+    assert code == 0, err
+    assert app.posted == [("create", {"matchText": TOKEN, "ruleName": "Generic password"})]
+
+
+def test_two_server_rules_with_one_local_name(work, app, url, capsys) -> None:
+    app.rules = [{**CUSTOM, "enabled": True}, {**CUSTOM, "name": "internal-token", "id": "8"}]
+    code, _, err = run(capsys, "sync", "--server", url, *SCOPES["code-hosting"])
+    assert code == 0, err
+    assert [rule["server_name"] for rule in cache(work)["rules"]] == ["Internal token"]
+    assert "server rule 'internal-token' is a second INTERNAL_TOKEN; not used" in err
+
+
+def test_a_personal_repository(work, app, url, capsys) -> None:
+    code, _, err = run(capsys, "sync", "--server", url, "--project", "~ada", "--repo", "app")
+    assert code == 0, err
+    assert [path for _, path, _ in app.requests][1:] == [
+        "/rest/security/1.0/scan/~ada/rule_types/app",
+        "/rest/security/latest/export/reviewed/projects/~ada/repos/app",
+    ]
+
+
+def test_a_paged_envelope_without_next_page_start(work, app, url, capsys) -> None:
+    pages = [
+        {"values": [{**CUSTOM, "enabled": True}], "start": 0, "size": 1, "isLastPage": False},
+        {"values": [{"name": "AWS_CLIENT_ID", "hardcoded": True}], "start": 1, "isLastPage": True},
+    ]
+    app.then(RULES_PATH, *[Answer(200, json.dumps(page).encode()) for page in pages])
+    sync(capsys, url)
+    assert [rule["name"] for rule in cache(work)["rules"]] == ["INTERNAL_TOKEN", "AWS_CLIENT_ID"]
+    assert app.requests[1][1] == f"{RULES_PATH}?start=1"

@@ -25,6 +25,8 @@ The format (JSON, ``version`` 1) is documented here and only here::
                                                    # and its custom rules block;
                                                    # server_name: the server's own
                                                    # name, sent back as ruleName
+                                                   # (on a built-in rule only when
+                                                   # the server spells it otherwise)
      "repository_rules": ["..."],                  # rule names the server applies to the
                                                    # repository, or null
      "generic_password": {"min_length": 6},        # keys of [generic_password]

@@ -48,8 +48,13 @@ def next_page(payload: Any) -> dict[str, str] | None:
     """
     if not isinstance(payload, dict):
         return None
-    if payload.get("isLastPage") is False and isinstance(payload.get("nextPageStart"), int):
-        return {"start": str(payload["nextPageStart"])}
+    if payload.get("isLastPage") is False:
+        start, size = payload.get("start"), payload.get("size")
+        following = payload.get("nextPageStart")
+        if not isinstance(following, int) and isinstance(start, int) and isinstance(size, int):
+            following = start + size
+        if isinstance(following, int):
+            return {"start": str(following)}
     if payload.get("last") is False and isinstance(payload.get("number"), int):
         return {"page": str(payload["number"] + 1)}
     return None

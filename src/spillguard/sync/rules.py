@@ -92,12 +92,26 @@ class _Collector:
             custom = name not in self.builtin_names and isinstance(regexp, str)
         enabled = item.get("enabled", True) is not False
         if not custom:
+            if self._taken(name, item):
+                return
             if name in self.builtin_names:
-                self.rules.append({"name": name, "kind": "builtin", "enabled": enabled})
+                entry = {"name": name, "kind": "builtin", "enabled": enabled}
+                # Sent back as ruleName: the server knows its own spelling only.
+                self.rules.append(
+                    entry if item["name"] == name else {**entry, "server_name": item["name"]}
+                )
             else:
                 self.unknown.append(name)
             return
         self._add_custom(name, regexp, enabled, item)
+
+    def _taken(self, name: str, item: dict[str, Any]) -> bool:
+        """Two server names for one local name (``Internal token``, ``internal-token``)."""
+        if not any(rule["name"] == name for rule in self.rules):
+            return False
+        shown = scrub(item["name"][:80], ())
+        self.notices.append(f"warning: server rule {shown!r} is a second {name}; not used")
+        return True
 
     def _add_custom(self, name: str, regexp: Any, enabled: bool, item: dict[str, Any]) -> None:
         self.customs += 1
@@ -114,6 +128,8 @@ class _Collector:
             compile_custom(name, regexp)
         except RuleValidationError as error:
             self.notices.append(f"warning: server {scrub(str(error), ())}; not used")
+            return
+        if self._taken(name, item):
             return
         blocking = item.get("blocking")
         self.rules.append(
