@@ -81,6 +81,74 @@ CASES = [
         "CURL_USER_CREDENTIALS",
     ),
     ("bundle.min.js", 'var a=1;var k="AIza{rand:Aa0_-:35}";var b=2;', "GCP_API_KEY"),
+    ("Dockerfile", "ENV DB_PASSWORD {rand:Aa0:18}", "DOCKERFILE_ENV_SECRET"),
+    ("web.config", '<add key="ApiKey" value="{rand:Aa0:32}" />', "GENERIC_CONFIG_SECRET"),
+    ("beans.xml", '<property name="password" value="{rand:Aa0:18}"/>', "GENERIC_CONFIG_SECRET"),
+    ("wp-config.php", "define('DB_PASSWORD', '{rand:Aa0:18}');", "GENERIC_CONFIG_SECRET"),
+    (
+        "app.properties",
+        "jdbc.url=jdbc:postgresql://db:5432/app?user=app&password={rand:A:1}{rand:0:3}{rand:A:1}{rand:0:3}{rand:a:6}",
+        "JDBC_CONNECTION_STRING",
+    ),
+    (
+        "Web.config",
+        "Driver={{ODBC Driver 17}};Server=db;UID=sa;PWD={rand:Aa0:18};",
+        "ADO_CONNECTION_STRING",
+    ),
+    (
+        ".env",
+        "SQLALCHEMY_DATABASE_URI=mssql+pyodbc://sa:{rand:Aa0:18}@db/app?driver=ODBC+Driver+17",
+        "URL_CREDENTIALS",
+    ),
+    (
+        ".env",
+        "REDIS_URL=rediss://default:{rand:Aa0:18}@cache.example.com:6380",
+        "REDIS_CONNECTION_URI",
+    ),
+    (
+        ".env",
+        "MONGO_URL=mongodb+srv://admin:{rand:Aa0:18}@cluster0.abcde.mongodb.net/app?retryWrites=true",
+        "MONGODB_CONNECTION_URI",
+    ),
+    (".env", "CELERY_BROKER_URL=amqp://guest:{rand:Aa0:18}@rabbit:5672//", "AMQP_CONNECTION_URI"),
+    (".env", "APP_KEY=base64:{rand:b64:43}=", "LARAVEL_APP_KEY"),
+    (".env", "TOKEN={rand:Aa0:40}", "GENERIC_TOKEN"),
+    (".env", "SLACK_SIGNING_SECRET={rand:h:32}", "GENERIC_SECRET"),
+    (
+        "client.js",
+        "fetch(`https://api.example.com/v1/q?key={rand:Aa0:40}&lang=en`)",
+        "URL_QUERY_SECRET",
+    ),
+    ("api.js", "headers: {{ Authorization: `Bearer {rand:Aa0:40}` }}", "BEARER_TOKEN_HEADER"),
+    (
+        "deploy.sh",
+        "docker login -u deploy -p {rand:Aa0:18} registry.example.com",
+        "DOCKER_LOGIN_PASSWORD",
+    ),
+    (
+        "deploy.sh",
+        "echo {rand:Aa0:20} | docker login -u deploy --password-stdin",
+        "DOCKER_LOGIN_PASSWORD",
+    ),
+    (".netrc", "machine api.example.com login deploy password {rand:Aa0:18}", "NETRC_PASSWORD"),
+    (".git-credentials", "https://jdoe:{rand:Aa0:18}@bitbucket.org", "URL_CREDENTIALS"),
+    (
+        "server.key",
+        "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIFHzBJBgkqhkiG9w0BBQ0wPDAbBgkqhkiG9w0BBQwwDgQI{rand:b64:20}\n{rand:b64:64}\n",
+        "PKCS8_PRIVATE_KEY",
+    ),
+    (
+        "server.key",
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,{rand:H:32}\n\n{rand:b64:64}\n",
+        "RSA_PRIVATE_KEY",
+    ),
+    (".env", "MERAKI_DASHBOARD_API_KEY={rand:h:40}", "CISCO_MERAKI_API_KEY"),
+    (".env", "NEW_RELIC_LICENSE_KEY={rand:h:40}", "NEW_RELIC_LICENSE_KEY"),
+    (
+        "settings.py",
+        "FACEBOOK_ACCESS_TOKEN = '{rand:0:15}|{rand:Aa0_-:27}'",
+        "FACEBOOK_APP_ACCESS_TOKEN",
+    ),
 ]
 
 

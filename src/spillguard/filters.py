@@ -41,6 +41,7 @@ _ENV_REFERENCE = _Lazy(
     | ^%[sdr]$                              # %s
     | ^%[A-Za-z_][A-Za-z0-9_]*%$            # %X% (Windows)
     | ^@[A-Za-z_][A-Za-z0-9_.-]*@$          # @X@, @db.password@ (autoconf, Maven)
+    | ^:[A-Za-z_][A-Za-z0-9_]*$             # :password (an SQL bind parameter, a Ruby symbol)
     | ^\{\{.*\}\}$                          # {{X}}, {{ .Values.x }}
     | ^\{[A-Za-z0-9_][^{}]*\}$              # {x}, {0}, {x:>8} (format fields)
     | ^\#\{.*\}$                            # #{x} (Ruby, Spring)
@@ -70,7 +71,7 @@ _CODE_REFERENCE = _Lazy(
     | ^[a-z_]+$ | ^_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+$           # new_password, convert_oauth2
     | ^[a-z]+(?:[A-Z][a-z]+)+$                                 # newPassword
     | ^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$ | ^[A-Z]+$             # DB_PASSWORD, SMTP (constants)
-    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z0-9]{2,})+\.?$      # ReadableBuffer (a type)
+    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$   # ReadableBuffer, String! (a type)
     | ^-?\d+$ | ^\d+\s*(?:<<|>>|[|&^+*/-])                   # a number, 1<<8
     """,
     regex.VERBOSE,
@@ -93,6 +94,7 @@ _PLACEHOLDER = _Lazy(
     | ^(?:your|my|some|the|enter|insert|replace)[-_ ]\w+
     | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|changeme)[\w!@\#$%.\\-]*$
     | \.\.\.$ | ^\.\.\.                     # abc..., ...xyz (elided)
+    | ^[^\W\d_]+(?:\ [^\W\d_']+)+$          # words and spaces: a label ("Mot de passe"), not a key
     | \*{3}                                 # partly masked
     | ^[\w\ -]*passw(?:or)?d[\w\ -]*$       # a label ("no-password-required") or a weak sample
     | (?-i:^[A-Z][A-Za-z]*[.:]$)            # prose: "password: Required. The ..."
