@@ -71,7 +71,7 @@ def test_synced_custom_rule_blocks_and_synced_reviewed_line_hides(
 ) -> None:
     monkeypatch.chdir(repo.path)
     write_cache(cache_path(repo.path, os.environ), cache_data())
-    repo.write("app.cfg", f"token = {TOKEN}\nold = {REVIEWED}\n")
+    repo.write("app.cfg", f"internal = {TOKEN}\nold = {REVIEWED}\n")
     code, report = scan_json(capsys, repo)
     assert code == 1
     assert [(f["rule"], f["line"]) for f in report["findings"]] == [("INTERNAL_TOKEN", 1)]
@@ -81,7 +81,7 @@ def test_synced_custom_rule_blocks_and_synced_reviewed_line_hides(
 def test_offline_ignores_the_cache(repo: GitRepo, capsys, monkeypatch) -> None:
     monkeypatch.chdir(repo.path)
     write_cache(cache_path(repo.path, os.environ), cache_data())
-    repo.write("app.cfg", f"token = {TOKEN}\n")
+    repo.write("app.cfg", f"internal = {TOKEN}\n")
     code, report = scan_json(capsys, repo, "--offline")
     assert (code, report["findings"]) == (0, [])
 
@@ -107,7 +107,7 @@ def test_rules_shows_which_rules_came_from_the_server(repo: GitRepo, capsys) -> 
 def test_stale_cache_is_used_with_a_warning(repo: GitRepo, capsys, monkeypatch) -> None:
     monkeypatch.chdir(repo.path)
     write_cache(cache_path(repo.path, os.environ), cache_data(hours_old=30))
-    repo.write("app.cfg", f"token = {TOKEN}\n")
+    repo.write("app.cfg", f"internal = {TOKEN}\n")
     assert main(["scan", "--files", "app.cfg"]) == 1
     out = capsys.readouterr().out
     assert "synced from https://scm.example.com are 30 hours old" in out
@@ -121,7 +121,7 @@ def test_broken_cache_never_breaks_a_scan(repo: GitRepo, capsys, monkeypatch) ->
     path = cache_path(repo.path, os.environ)
     write_cache(path, cache_data())
     path.write_text(path.read_text()[:40])
-    repo.write("app.cfg", f"token = {TOKEN}\n")
+    repo.write("app.cfg", f"internal = {TOKEN}\n")
     assert main(["scan", "--files", "app.cfg"]) == 0
     assert "ignoring the sync cache" in capsys.readouterr().out
 

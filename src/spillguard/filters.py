@@ -71,7 +71,7 @@ _CODE_REFERENCE = _Lazy(
     | ^[a-z_]+$ | ^_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+$           # new_password, convert_oauth2
     | ^[a-z]+(?:[A-Z][a-z]+)+$                                 # newPassword
     | ^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$ | ^[A-Z]+$             # DB_PASSWORD, SMTP (constants)
-    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$   # ReadableBuffer, String! (a type)
+    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$  # ReadableBuffer, String!
     | ^-?\d+$ | ^\d+\s*(?:<<|>>|[|&^+*/-])                   # a number, 1<<8
     """,
     regex.VERBOSE,
