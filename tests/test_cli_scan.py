@@ -223,10 +223,11 @@ def test_files_scan_applies_the_repository_file_of_repo(tmp_path: Path, capsys) 
     (project / "fixtures").mkdir(parents=True)
     (project / "fixtures" / "keys.txt").write_text(f"{AWS_KEY}\n")
     (project / "app.py").write_text(f"aws_key = '{AWS_KEY}'\n")
-    (project / ".spillguard.toml").write_text("allowlist_paths = ['.*fixtures/.*']\n")
+    (project / ".spillguard.toml").write_text("allowlist_paths = ['fixtures/.*']\n")
     code, report = run_json(capsys, "scan", "--repo", str(project), "--files", str(project))
     assert code == 1
-    assert [finding["path"] for finding in report["findings"]] == [str(project / "app.py")]
+    # named from --repo, where the file's allowlist_paths are rooted
+    assert [finding["path"] for finding in report["findings"]] == ["app.py"]
 
 
 def test_files_scan_refuses_a_broken_repository_file(tmp_path: Path, capsys) -> None:
@@ -258,3 +259,19 @@ def test_rules_refuses_a_missing_repository(tmp_path: Path, capsys) -> None:
         capsys.readouterr().err
         == f"spillguard: error: --repo {tmp_path / 'gone'}: not a directory\n"
     )
+
+
+def test_files_inside_the_repository_are_named_from_its_root(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # allowlist_paths match the path from the repository root, however the files
+    # are named on the command line (absolute, or from a subdirectory).
+    repo.write(".spillguard.toml", "allowlist_paths = ['tests/fixtures/.*']\n")
+    repo.write("tests/fixtures/sample.env", f"AWS_ID={AWS_KEY}\n")
+    repo.write("tests/real.env", f"AWS_ID={AWS_KEY}\n")
+    monkeypatch.chdir(repo.path / "tests")
+    code, report = run_json(capsys, "scan", "--files", "fixtures")
+    assert (code, report["findings"]) == (0, [])
+    for given in (str(repo.path / "tests"), ".", "real.env"):
+        code, report = run_json(capsys, "scan", "--files", given)
+        assert (code, [f["path"] for f in report["findings"]]) == (1, ["tests/real.env"])

@@ -35,9 +35,12 @@ def _source(options: ScanOptions, config: Config) -> Source | None:
             "REV, --all, --branch, --since and --until select history, not --tree/--files"
         )
     if options.files:
+        from spillguard.git import config_root
         from spillguard.sources.files import iter_files
 
-        return iter_files(options.files, max_size=config.max_file_size)
+        # Named from where the configuration was found, so its allowlist_paths apply.
+        root = config_root(options.repo)
+        return iter_files(options.files, max_size=config.max_file_size, root=root)
     if options.tree is not None:
         from spillguard.sources.tree import iter_tree_at
 

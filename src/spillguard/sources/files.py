@@ -17,15 +17,21 @@ if TYPE_CHECKING:
 SKIPPED_DIRECTORIES = frozenset({".git", ".hg", ".svn"})
 
 
-def iter_files(paths: Iterable[str], *, max_size: int) -> Source:
-    """Fragments for every file under ``paths``, in a stable order."""
+def iter_files(paths: Iterable[str], *, max_size: int, root: str | None = None) -> Source:
+    """Fragments for every file under ``paths``, in a stable order.
+
+    A file inside ``root`` (the repository) is named from it, as history and tree
+    scans name files: ``allowlist_paths`` and fingerprints then see the same path
+    however it was given on the command line.
+    """
+    top = None if root is None else str(Path(root).absolute())
     for given in paths:
-        root = Path(given)
-        if root.is_dir():
-            for path in _walk(root):
-                yield _read(path, _display(path), max_size)
-        elif root.exists() or root.is_symlink():
-            yield _read(root, given, max_size)
+        start = Path(given)
+        if start.is_dir():
+            for path in _walk(start):
+                yield _read(path, _display(path, top), max_size)
+        elif start.exists() or start.is_symlink():
+            yield _read(start, _display(start, top), max_size)
         else:
             yield Skipped(path=given, reason="does not exist", failed=True)
 
@@ -37,7 +43,12 @@ def _walk(root: Path) -> Iterator[Path]:
             yield Path(directory, name)
 
 
-def _display(path: Path) -> str:
+def _display(path: Path, top: str | None) -> str:
+    if top is not None:
+        # absolute, not resolve: a symbolic link is named where it is, not where it points.
+        relative = os.path.relpath(path.absolute(), top)
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            return Path(relative).as_posix()
     return path.as_posix().removeprefix("./")
 
 
