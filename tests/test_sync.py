@@ -287,7 +287,7 @@ def test_zip_export_with_a_path_traversal_name_is_read_in_memory(
         (b"matchText,ruleName\nabc,X,extra\n", "row 2 has 3 fields, the header 2"),
         (b"id,text\n1,abc\n", "no matchText column (columns: id, text)"),
         (b"matchText\nabc\nExport cancelled\n", "the server cancelled the export"),
-        (b"\xff\xfe\x00bad", "not UTF-8"),
+        (b"matchText\n\x80bad\n", "not UTF-8"),
         (b"PK\x03\x04broken", "not a readable zip"),
     ],
 )

@@ -275,3 +275,35 @@ def test_a_paged_envelope_without_next_page_start(work, app, url, capsys) -> Non
     sync(capsys, url)
     assert [rule["name"] for rule in cache(work)["rules"]] == ["INTERNAL_TOKEN", "AWS_CLIENT_ID"]
     assert app.requests[1][1] == f"{RULES_PATH}?start=1"
+
+
+LATIN = "clé_secrète_1234567890"
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (
+            f"matchText,ruleName\r\n{LATIN},GENERIC_PASSWORD\r\n".encode("latin-1"),
+            "text/csv; charset=ISO-8859-1",
+        ),
+        (f"matchText,ruleName\r\n{LATIN},GENERIC_PASSWORD\r\n".encode("utf-16"), "text/csv"),
+    ],
+    ids=["declared charset", "utf-16 with a byte order mark"],
+)
+def test_an_export_in_another_encoding(work, app, url, capsys, body, content_type) -> None:
+    app.then(EXPORT_PATH, Answer(200, body, {"Content-Type": content_type}))
+    sync(capsys, url)
+    data = cache(work)
+    assert reviewed(data) == digests(data, (LATIN, "GENERIC_PASSWORD"))
+
+
+@pytest.mark.parametrize("action", ["create", "delete"])
+def test_a_review_answer_that_is_not_json(work, app, url, capsys, action) -> None:
+    """The documents show no answer body for reviewed-line operations."""
+    synced_path = f"/rest/security/latest/review-lines/projects/PRJ/repos/app/{action}"
+    sync(capsys, url)
+    app.then(synced_path, Answer(201, b"Created", {"Content-Type": "text/plain"}))
+    verb = "add" if action == "create" else "remove"
+    code, _, err = run(capsys, "review", verb, "--remote", "--rule", "INTERNAL_TOKEN", TOKEN)
+    assert code == 0, err

@@ -105,6 +105,18 @@ def test_credentials_never_show_in_a_repr() -> None:
             "GET /x: HTTP 404 Not Found: (no error body) Not \\x1b[31mhere",
         ),
         (b"", "GET /x: HTTP 404 Not Found: (no error body)"),
+        (
+            b'{"errors": [{"context": null, "message": "Repository app does not exist."}]}',
+            "GET /x: HTTP 404 Not Found: Repository app does not exist.",
+        ),
+        (
+            b'{"status": 404, "message": "No such space"}',
+            "GET /x: HTTP 404 Not Found: No such space",
+        ),
+        (
+            b'{"restErrorTitle": "Bad", "violations": [{"fieldName": null, "message": null}]}',
+            "GET /x: HTTP 404 Not Found: Bad; ?:",
+        ),
     ],
 )
 def test_error_messages(body: bytes, expected: str) -> None:

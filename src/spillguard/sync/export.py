@@ -61,11 +61,24 @@ def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool | No
     return found, rule_at is not None
 
 
-def _decode(data: bytes, where: str) -> str:
+def _decode(data: bytes, where: str, charset: str | None = None) -> str:
+    """UTF-8 unless a byte order mark or the answer's declared charset says otherwise."""
+    import codecs
+
+    encoding = "utf-8-sig"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    elif charset:
+        try:
+            named = codecs.lookup(charset).name
+        except LookupError:
+            named = "utf-8"  # a charset Python does not know: UTF-8 is the likeliest
+        encoding = encoding if named == "utf-8" or data.startswith(codecs.BOM_UTF8) else named
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError:
-        raise SyncError(f"{where}: the export is not UTF-8 text") from None
+        shown = "UTF-8" if encoding == "utf-8-sig" else encoding
+        raise SyncError(f"{where}: the export is not {shown} text") from None
 
 
 def _zip_entries(archive: zipfile.ZipFile, where: str) -> list[tuple[str, bytes]]:
@@ -84,12 +97,18 @@ def _zip_entries(archive: zipfile.ZipFile, where: str) -> list[tuple[str, bytes]
     return found
 
 
-def reviewed_lines(body: bytes, where: str) -> tuple[list[Reviewed], bool | None]:
-    """All reviewed lines of an export (CSV, or a zip of CSV files) and the ruleName flag."""
+def reviewed_lines(
+    body: bytes, where: str, charset: str | None = None
+) -> tuple[list[Reviewed], bool | None]:
+    """All reviewed lines of an export (CSV, or a zip of CSV files) and the ruleName flag.
+
+    ``charset`` is the answer's declared one; it applies to a CSV answer, not to a zip's
+    entries (which carry no media type).
+    """
     import zipfile
 
     if not body.startswith(b"PK"):
-        return parse_reviewed_csv(_decode(body, where), where)
+        return parse_reviewed_csv(_decode(body, where, charset), where)
     try:
         with zipfile.ZipFile(io.BytesIO(body)) as archive:
             entries = _zip_entries(archive, where)

@@ -114,7 +114,7 @@ class _Fetcher:
 
     def reviewed(self, path: str, salt: str) -> tuple[list[dict[str, Any]], bool | None]:
         response = self.get(path, self.variant.reviewed_permission, EXPORT_ACCEPT)
-        lines, has_rule = reviewed_lines(response.body, f"GET {path}")
+        lines, has_rule = reviewed_lines(response.body, f"GET {path}", response.charset)
         entries = {
             (reviewed_digest(text, salt), rule_name(rule) if rule else None) for text, rule in lines
         }

@@ -50,6 +50,8 @@ class Response:
     status: int
     content_type: str
     body: bytes = dataclasses.field(repr=False)
+    #: The Content-Type's charset parameter, when the server names one.
+    charset: str | None = None
 
 
 class _Retry(Exception):  # noqa: N818 - a signal, not an error
@@ -158,7 +160,10 @@ def _send(settings: ClientSettings, call: Call, attempt: int) -> Response:
             content = answer.read(MAX_BODY + 1)
             if len(content) > MAX_BODY:
                 raise SyncError(f"{where}: the answer is larger than {MAX_BODY} bytes")
-            return Response(answer.status, answer.headers.get_content_type(), content)
+            headers = answer.headers
+            return Response(
+                answer.status, headers.get_content_type(), content, headers.get_content_charset()
+            )
     except urllib.error.HTTPError as error:
         _raise_for_status(settings, error, call, attempt)
     except TimeoutError:

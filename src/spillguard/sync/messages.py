@@ -34,6 +34,20 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _other_shape(data: dict[str, Any]) -> str | None:
+    """Error bodies the self-managed documents do not show: ``errors[].message`` (the host
+    platform's own) or a ``message``."""
+    errors = data.get("errors")
+    found = [
+        item["message"]
+        for item in (errors if isinstance(errors, list) else ())
+        if isinstance(item, dict) and isinstance(item.get("message"), str) and item["message"]
+    ]
+    if not found and isinstance(data.get("message"), str) and data["message"]:
+        found = [data["message"]]
+    return "; ".join(found) or None
+
+
 def error_body_detail(body: bytes) -> str | None:
     """The app's error body (restErrorTitle, restErrorDescription, violations) as text."""
     import json
@@ -42,8 +56,10 @@ def error_body_detail(body: bytes) -> str | None:
         data: Any = json.loads(body.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError):
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("restErrorTitle"), str):
+    if not isinstance(data, dict):
         return None
+    if not isinstance(data.get("restErrorTitle"), str):
+        return _other_shape(data)
     parts = [data["restErrorTitle"]]
     if isinstance(data.get("restErrorDescription"), str) and data["restErrorDescription"]:
         parts.append(data["restErrorDescription"])

@@ -9,6 +9,7 @@ too, so the next scan honours the change before the next sync.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 BAD_REQUEST = 400
+#: The documents show no answer body for these operations: JSON preferred, any accepted
+#: (a strict server answers 406 to an Accept it cannot meet, after doing nothing).
+REVIEW_ACCEPT = "application/json, */*;q=0.1"
 
 
 def _same_target(data: Mapping[str, Any], chosen: Target) -> bool:
@@ -77,7 +81,7 @@ def _post(
         if not (fallback and f"HTTP {BAD_REQUEST} " in str(error)):
             raise
         body = {"matchText": call.body["matchText"]}
-        retry = Call(method="POST", path=call.path, body=body, permission=call.permission)
+        retry = dataclasses.replace(call, body=body)
         request(client, retry, sleep=sleep)
 
 
@@ -122,14 +126,18 @@ def remote_review(  # noqa: PLR0913 - keyword-only parts of one operation
         raise UsageError(f"the {chosen.variant.name} API documents no reviewed-line operations")
     cached = _cached(chosen, path)
     base = expand(chosen.variant.review, chosen.scope)
-    permission = chosen.variant.review_permission
     if add:
         body, fallback = _create_body(chosen, text, rule, cached)
-        call = Call(method="POST", path=f"{base}/create", body=body, permission=permission)
+        action = "create"
     else:
-        fallback = False
-        body = {"matchText": text}
-        call = Call(method="POST", path=f"{base}/delete", body=body, permission=permission)
+        fallback, body, action = False, {"matchText": text}, "delete"
+    call = Call(
+        method="POST",
+        path=f"{base}/{action}",
+        body=body,
+        accept=REVIEW_ACCEPT,
+        permission=chosen.variant.review_permission,
+    )
     _post(chosen.client, call, sleep, fallback)
     if cached is not None:
         _update_cache(path, cached, text, rule, add)
