@@ -15,6 +15,8 @@ from spillguard.reviewed import REVIEWED_FILE
 from testing.tokens import expand
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from testing.gitrepo import GitRepo
 
 AWS_KEY = expand("AKIA{rand:A2:16}", "review")
@@ -201,6 +203,7 @@ def test_pre_commit_uses_the_staged_reviewed_file(leaky: GitRepo, capsys, monkey
     assert main(["hook", "pre-commit"]) == 1
 
 
-def test_review_in_a_missing_directory_is_a_usage_error(capsys) -> None:
-    code, _, err = review(capsys, "add", "x", "--repo", "/nonexistent")
-    assert (code, err) == (2, "spillguard: error: --repo /nonexistent: not a directory\n")
+def test_review_in_a_missing_directory_is_a_usage_error(capsys, tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    code, _, err = review(capsys, "add", "x", "--repo", str(missing))
+    assert (code, err) == (2, f"spillguard: error: --repo {missing}: not a directory\n")
