@@ -68,7 +68,7 @@ _CODE_REFERENCE = _Lazy(
     r"""
     ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*[(\[]    # f(, a.b(, x[
     | ^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+\.?$   # a.b.c, A::B
-    | ^[a-z_]+$ | ^_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+$           # new_password, convert_oauth2
+    | ^[a-z_]+$ | ^_*[a-z][a-z0-9]{0,24}(?:_[a-z0-9]{1,24})+$   # new_password, not sk_<48 hex>
     | ^[a-z]+(?:[A-Z][a-z]+)+$                                 # newPassword
     | ^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$ | ^[A-Z]+$             # DB_PASSWORD, SMTP (constants)
     | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$  # ReadableBuffer, String!
