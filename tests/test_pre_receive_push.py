@@ -353,3 +353,25 @@ def test_sha256_repository_follows_the_failure_policy(tmp_path, policy, accepted
     assert (code == 0) is accepted
     assert "SHA-256 object format are not supported yet" in output
     assert server.refs() == ({"refs/heads/main": tip} if accepted else {})
+
+
+def test_push_option_break_glass_accepts_unscanned_and_records_it(server: Server) -> None:
+    server.admin('bypass_push_option = "spillguard-bypass"\n')
+    server.bare.git("config", "receive.advertisePushOptions", "true")
+    pushed = commit(server, "glass.env", f"A={aws_key('glass')}\n")
+    code, output = server.push("-o", "spillguard-bypass", "HEAD:refs/heads/break-glass")
+    assert code == 0, output
+    assert "push accepted UNCHECKED: push option 'spillguard-bypass'" in output
+    assert server.refs()["refs/heads/break-glass"] == pushed
+    log = (server.bare.path / "spillguard-bypass.log").read_text()
+    assert f"refs/heads/break-glass:{'0' * 10}..{pushed[:10]}" in log
+    assert "option=spillguard-bypass" in log
+
+
+def test_push_option_is_no_bypass_unless_the_administrator_names_it(server: Server) -> None:
+    server.bare.git("config", "receive.advertisePushOptions", "true")
+    commit(server, "glass.env", f"A={aws_key('no-glass')}\n")
+    code, output = server.push("-o", "spillguard-bypass", "HEAD:refs/heads/no-break-glass")
+    assert code != 0
+    assert "glass.env:1" in output
+    assert "refs/heads/no-break-glass" not in server.refs()

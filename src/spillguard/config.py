@@ -52,6 +52,8 @@ class Config:
     repository_config: bool = False
     locked_rules: frozenset[str] = frozenset()
     bypass_token: str = "skip-secret-scan"  # noqa: S105 - a commit-message marker
+    #: ``git push -o NAME`` accepts the whole push unscanned (break-glass); "" is off.
+    bypass_push_option: str = ""
     time_budget: float = 60.0
     max_commits: int = 10000
     on_error: str = "reject"

@@ -251,6 +251,7 @@ class Resolution:
             repository_config=settings["repository_config"],
             locked_rules=frozenset(self.locked),
             bypass_token=settings["bypass_token"],
+            bypass_push_option=settings["bypass_push_option"],
             time_budget=float(settings["time_budget"]),
             max_commits=settings["max_commits"],
             on_error=settings["on_error"],

@@ -45,6 +45,7 @@ TOP_LEVEL: dict[str, Key] = {
     "repository_config": Key(bool, "true or false", False),
     "locked_rules": _STR_LIST,
     "bypass_token": Key(str, "a string ('' disables the bypass)", "skip-secret-scan"),
+    "bypass_push_option": Key(str, "a push option ('' disables it)", ""),
     "time_budget": Key((int, float), "a number of seconds", 60, minimum=0),
     "max_commits": Key(int, "a positive whole number", 10000, minimum=1),
     "on_error": Key(str, '"reject" or "accept"', "reject", ("reject", "accept")),
@@ -53,7 +54,15 @@ TOP_LEVEL: dict[str, Key] = {
 #: Administrator policy: a repository file that sets one of these is an error, so a
 #: repository can never loosen the policy that judges its own pushes.
 ADMIN_ONLY = frozenset(
-    {"repository_config", "locked_rules", "bypass_token", "time_budget", "max_commits", "on_error"}
+    {
+        "repository_config",
+        "locked_rules",
+        "bypass_token",
+        "bypass_push_option",
+        "time_budget",
+        "max_commits",
+        "on_error",
+    }
 )
 
 

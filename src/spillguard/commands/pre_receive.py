@@ -8,16 +8,26 @@ from ``.spillguard.toml`` on the default branch as it was before this push.
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard import git
 from spillguard.config import REPOSITORY_FILE
-from spillguard.errors import GitError, UsageError
-from spillguard.hooks.pre_receive import parse_ref_updates, scan_push, unscanned, verdict
+from spillguard.errors import ExitCode, GitError, UsageError
+from spillguard.hooks.pre_receive import (
+    SHORT_ID,
+    parse_push_options,
+    parse_ref_updates,
+    scan_push,
+    unscanned,
+    verdict,
+)
 from spillguard.loading import default_branch_file, load_server_config
 from spillguard.report.push_text import push_lines
+from spillguard.report.sanitize import clean
 from spillguard.reviewed import REVIEWED_FILE
 
 if TYPE_CHECKING:
@@ -25,7 +35,15 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from spillguard.cli import CommonOptions
+    from spillguard.config import Config
     from spillguard.loading import RepositoryText
+    from spillguard.models import RefUpdate
+
+
+#: Where a break-glass push is recorded, in the bare repository.
+BYPASS_LOG = "spillguard-bypass.log"
+#: Where servers put the authenticated pusher's name (web server, GitLab, Gitea).
+PUSHER_VARIABLES = ("REMOTE_USER", "GL_USERNAME", "GITEA_PUSHER_NAME", "USER")
 
 
 def run_pre_receive_command(
@@ -38,17 +56,18 @@ def run_pre_receive_command(
         # A ref name is bytes to git; one that is not UTF-8 must not crash the hook.
         stdin.reconfigure(errors="surrogateescape")
     updates = parse_ref_updates(stdin.read())
+    repo_dir = environ.get("GIT_DIR", ".")
     try:
         # FROM_ENV: git's quarantine (GIT_OBJECT_DIRECTORY and the alternates) holds
         # the pushed objects; a plain open would not see them.
-        repo = git.open_from_environment(environ.get("GIT_DIR", "."))
+        repo = git.open_from_environment(repo_dir)
     except GitError as error:
         # The administrator's on_error policy decides, so its file is read first.
         config = load_server_config(
-            repo_dir=environ.get("GIT_DIR", "."),
-            config_path=config_path,
-            read_repository_file=_none,
+            repo_dir=repo_dir, config_path=config_path, read_repository_file=_none
         )
+        if _break_glass(updates, config, environ=environ, repo_dir=repo_dir, stream=stream):
+            return int(ExitCode.CLEAN)
         scan = unscanned(updates, config, f"spillguard failed: {error}")
     else:
         config = load_server_config(
@@ -57,6 +76,8 @@ def run_pre_receive_command(
             read_repository_file=lambda: default_branch_file(repo, REPOSITORY_FILE),
             read_reviewed_file=lambda: default_branch_file(repo, REVIEWED_FILE),
         )
+        if _break_glass(updates, config, environ=environ, repo_dir=repo.path, stream=stream):
+            return int(ExitCode.CLEAN)
         scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
     decision = verdict(scan, config)
     if common.quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
@@ -65,6 +86,44 @@ def run_pre_receive_command(
     heading = f"spillguard: {scan.commits} new commit(s) on {scan.refs} ref(s)"
     stream.writelines(line + "\n" for line in (heading, *lines))
     return int(decision.code)
+
+
+def _break_glass(
+    updates: tuple[RefUpdate, ...],
+    config: Config,
+    *,
+    environ: Mapping[str, str],
+    repo_dir: str,
+    stream: TextIO,
+) -> bool:
+    """Accept the push unscanned when the pusher gave the administrator's push option.
+
+    The bypass is recorded in ``spillguard-bypass.log`` in the repository first; a
+    bypass that cannot be recorded is refused and the push is scanned as usual.
+    """
+    option = config.bypass_push_option
+    if not option or option not in parse_push_options(environ):
+        return False
+    log = Path(repo_dir, BYPASS_LOG)
+    pusher = next((environ[name] for name in PUSHER_VARIABLES if environ.get(name)), "unknown")
+    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    refs = " ".join(
+        f"{update.ref}:{update.old[:SHORT_ID]}..{update.new[:SHORT_ID]}" for update in updates
+    )
+    try:
+        with log.open("a", encoding="utf-8", errors="backslashreplace") as audit:
+            audit.write(f"{when} pusher={clean(pusher)} option={clean(option)} {clean(refs)}\n")
+    except OSError as error:
+        stream.write(
+            f"spillguard: push option {option!r} ignored: the bypass cannot be recorded "
+            f"({error.strerror}); scanning the push\n"
+        )
+        return False
+    stream.write(
+        f"spillguard: push accepted UNCHECKED: push option {option!r} given (break-glass); "
+        f"recorded in {BYPASS_LOG} on the server\n"
+    )
+    return True
 
 
 def _refuse_unsupported(common: CommonOptions) -> None:

@@ -21,7 +21,7 @@ from spillguard.models import RefUpdate, ScanResult
 from spillguard.outcome import is_blocking
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Mapping
 
     import pygit2
 
@@ -32,6 +32,19 @@ if TYPE_CHECKING:
 
 _OBJECT_ID = regex.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 SHORT_ID = 10
+
+
+def parse_push_options(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The ``git push -o`` options git hands the hook (``GIT_PUSH_OPTION_<n>``)."""
+    try:
+        count = int(environ.get("GIT_PUSH_OPTION_COUNT", "0"))
+    except ValueError:
+        return ()
+    return tuple(
+        environ[f"GIT_PUSH_OPTION_{index}"]
+        for index in range(count)
+        if f"GIT_PUSH_OPTION_{index}" in environ
+    )
 
 
 def parse_ref_updates(text: str) -> tuple[RefUpdate, ...]:
