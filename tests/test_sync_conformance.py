@@ -307,3 +307,18 @@ def test_a_review_answer_that_is_not_json(work, app, url, capsys, action) -> Non
     verb = "add" if action == "create" else "remove"
     code, _, err = run(capsys, "review", verb, "--remote", "--rule", "INTERNAL_TOKEN", TOKEN)
     assert code == 0, err
+
+
+def test_a_rule_list_grouped_by_kind(work, app, url, capsys) -> None:
+    """The wiki document says only that the list holds built-in and custom rules."""
+    app.variant = "wiki"
+    grouped = {
+        "builtInRules": [{"name": "AWS_CLIENT_ID", "enabled": False, "regexp": "AKIA[0-9A-Z]{16}"}],
+        "customRules": [{"id": 12, "name": "AWS_CLIENT_ID_2", "regexp": CUSTOM["regexp"]}],
+    }
+    app.then("/rest/security/latest/rules", Answer(200, json.dumps(grouped).encode()))
+    sync(capsys, url, "wiki")
+    assert [(rule["name"], rule["kind"], rule["enabled"]) for rule in cache(work)["rules"]] == [
+        ("AWS_CLIENT_ID", "builtin", False),
+        ("AWS_CLIENT_ID_2", "custom", True),
+    ]

@@ -37,9 +37,28 @@ def rule_name(text: str) -> str:
     return f"RULE_{name}" if name[:1].isdigit() else name
 
 
+def _grouped(payload: dict[str, Any]) -> list[Any] | None:
+    """The items of an answer grouped by kind, e.g. ``{"builtIn": [...], "custom": [...]}``.
+
+    The wiki and issue-tracker documents say only that the rule list holds built-in and
+    custom rules; a group's name marks its unmarked records.
+    """
+    groups = [(key.lower(), value) for key, value in payload.items() if isinstance(value, list)]
+    if not groups:
+        return None
+    found: list[Any] = []
+    for key, items in groups:
+        custom = True if "custom" in key else (False if "built" in key else None)
+        for item in items:
+            marked = isinstance(item, dict) and custom is not None and _marked_custom(item) is None
+            found.append({**item, "custom": custom} if marked else item)
+    return found
+
+
 def items_of(payload: Any, what: str) -> list[Any]:
     if isinstance(payload, dict):
-        payload = next((payload[key] for key in _LIST_KEYS if key in payload), payload)
+        listed = next((payload[key] for key in _LIST_KEYS if key in payload), None)
+        payload = _grouped(payload) if listed is None else listed
     if not isinstance(payload, list):
         raise SyncError(f"the server's {what} answer is not a list")
     return payload
