@@ -71,6 +71,8 @@ class FakeApp:
     #: ``isLastPage``, ``nextPageStart``) or "page" (page/size, ``content``, ``last``).
     paging: str = ""
     page_size: int = 2
+    #: A create's ruleName must name one of the server's rules, as the server spells it.
+    check_rule_names: bool = False
     #: How every answer's body is delimited unless the answer says otherwise.
     framing: str = "length"
     script: dict[str, list[Answer]] = dataclasses.field(default_factory=dict)
@@ -213,24 +215,36 @@ def _export_answer(app: FakeApp) -> Answer:
     return Answer(200, body, {"Content-Type": kind})
 
 
+def _refused_body(app: FakeApp, action: str, data: Any) -> str | dict[str, str] | None:
+    """Why a reviewed-line body is refused: a description, or violations by field."""
+    if not isinstance(data, dict):
+        return "The body is not a JSON object"
+    if app.variant == "code-hosting" and app.release != "latest" and "ruleName" in data:
+        return {"ruleName": "unknown field"}
+    if not isinstance(data.get("matchText"), str) or not data["matchText"]:
+        return {"matchText": "must not be empty"}
+    # Wiki and issue tracker: the create body is {matchText, ruleName}, both strings.
+    needs_rule = action == "create" and app.variant in ("wiki", "issue-tracker")
+    rule = data.get("ruleName")
+    if ("ruleName" in data or needs_rule) and (not isinstance(rule, str) or not rule):
+        return {"ruleName": "must be a rule name"}
+    if rule and app.check_rule_names and rule not in {item.get("name") for item in app.rules}:
+        return {"ruleName": f"no rule named {rule}"}
+    return None
+
+
 def _review(app: FakeApp, action: str, body: bytes) -> Answer:
     try:
         data = json.loads(body)
     except ValueError:
         return Answer.error(400, "Bad Request", "The body is not JSON")
-    if not isinstance(data, dict):
-        return Answer.error(400, "Bad Request", "The body is not a JSON object")
-    app.posted.append((action, data))
-    if app.variant == "code-hosting" and app.release != "latest" and "ruleName" in data:
-        return Answer.error(400, "Bad Request", "Unrecognized field", ruleName="unknown field")
-    if not isinstance(data.get("matchText"), str) or not data["matchText"]:
-        return Answer.error(400, "Bad Request", matchText="must not be empty")
-    # Wiki and issue tracker: the create body is {matchText, ruleName}, both strings.
-    needs_rule = action == "create" and app.variant in ("wiki", "issue-tracker")
-    if "ruleName" in data or needs_rule:
-        rule = data.get("ruleName")
-        if not isinstance(rule, str) or not rule:
-            return Answer.error(400, "Bad Request", ruleName="must be a rule name")
+    if isinstance(data, dict):
+        app.posted.append((action, data))
+    refused = _refused_body(app, action, data)
+    if isinstance(refused, str):
+        return Answer.error(400, "Bad Request", refused)
+    if refused:
+        return Answer.error(400, "Bad Request", **refused)
     if action == "create":
         app.reviewed.append((data["matchText"], data.get("ruleName", "")))
     else:

@@ -98,7 +98,7 @@ def test_without_a_sync_a_refused_rule_name_is_retried_without(work, app, url, c
     code, said = review(capsys, "add", "--remote", "--rule", "INTERNAL_TOKEN", TOKEN, *own)
     assert code == 0, said
     assert app.posted == [
-        ("create", {"matchText": TOKEN, "ruleName": "INTERNAL_TOKEN"}),
+        ("create", {"matchText": TOKEN, "ruleName": "Internal token"}),
         ("create", {"matchText": TOKEN}),
     ]
     assert "run spillguard sync" in said
@@ -120,3 +120,16 @@ def test_the_hosted_variant_offers_no_remote_review(work, capsys, monkeypatch) -
     own = own_config(work, '[sync]\nserver = "https://app.example.net"\nvariant = "hosted"\n')
     code, said = review(capsys, "add", "--remote", "--rule", "X", TOKEN, *own)
     assert (code, "the hosted API documents no reviewed-line operations" in said) == (2, True)
+
+
+@pytest.mark.parametrize("variant", ["wiki", "issue-tracker"])
+def test_without_a_sync_the_rule_is_sent_as_the_server_spells_it(
+    work, app, url, capsys, variant
+) -> None:
+    app.variant, app.check_rule_names = variant, True
+    scope = 'space = "DOCS"' if variant == "wiki" else 'project = "OPS"'
+    own = own_config(work, f'[sync]\nserver = "{url}"\nvariant = "{variant}"\n{scope}\n')
+    code, said = review(capsys, "add", "--remote", "--rule", "INTERNAL_TOKEN", TOKEN, *own)
+    assert code == 0, said
+    assert app.posted == [("create", {"matchText": TOKEN, "ruleName": "Internal token"})]
+    assert app.requests[0][:2] == ("GET", "/rest/security/latest/rules")

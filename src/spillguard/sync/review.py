@@ -3,7 +3,8 @@
 The create body carries ``ruleName`` where the variant takes it. Code-hosting
 release lines differ: the last sync recorded whether the server's reviewed lines
 have a rule name; without a sync, a create with ``ruleName`` that the server
-refuses (400) is sent once more without it. On success the local cache is updated
+refuses (400) is sent once more without it. ``ruleName`` is the server's own
+spelling of the rule, from the cache or, without one, from the rule list. On success the local cache is updated
 too, so the next scan honours the change before the next sync.
 """
 
@@ -58,10 +59,30 @@ def _server_rule_name(rule: str, cached: Mapping[str, Any] | None) -> str:
     return rule
 
 
+def _live_rules(chosen: Target, sleep: Callable[[float], None]) -> dict[str, Any] | None:
+    """The server's rule names, when no cache tells how the server spells ``--rule``."""
+    from spillguard.sync.fetch import json_answer
+    from spillguard.sync.rules import items_of
+
+    path = expand(chosen.variant.rules, chosen.scope)
+    call = Call(method="GET", path=path, permission=chosen.variant.rules_permission)
+    try:
+        items = items_of(json_answer(request(chosen.client, call, sleep=sleep), call), "rule list")
+    except SyncError:
+        return None  # the name is sent as given
+    named = [item for item in items if isinstance(item, dict) and isinstance(item.get("name"), str)]
+    return {
+        "rules": [{"name": rule_name(item["name"]), "server_name": item["name"]} for item in named]
+    }
+
+
 def _create_body(
     chosen: Target, text: str, rule: str | None, cached: Mapping[str, Any] | None
 ) -> tuple[dict[str, str], bool]:
-    """The create body, and whether a 400 should be retried without ``ruleName``."""
+    """The create body, and whether a 400 should be retried without ``ruleName``.
+
+    ``cached`` holds the rules the server spells ``rule`` by (the cache, or a fresh list).
+    """
     takes_rule = chosen.variant.review_rule_name
     if takes_rule is None and cached is not None:
         takes_rule = (cached.get("release_line") or {}).get("review_rule_name")
@@ -127,7 +148,10 @@ def remote_review(  # noqa: PLR0913 - keyword-only parts of one operation
     cached = _cached(chosen, path)
     base = expand(chosen.variant.review, chosen.scope)
     if add:
-        body, fallback = _create_body(chosen, text, rule, cached)
+        known = cached
+        if known is None and rule is not None and chosen.variant.review_rule_name is not False:
+            known = _live_rules(chosen, sleep)
+        body, fallback = _create_body(chosen, text, rule, known)
         action = "create"
     else:
         fallback, body, action = False, {"matchText": text}, "delete"
