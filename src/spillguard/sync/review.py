@@ -4,8 +4,9 @@ The create body carries ``ruleName`` where the variant takes it. Code-hosting
 release lines differ: the last sync recorded whether the server's reviewed lines
 have a rule name; without a sync, a create with ``ruleName`` that the server
 refuses (400) is sent once more without it. ``ruleName`` is the server's own
-spelling of the rule, from the cache or, without one, from the rule list. On success the local cache is updated
-too, so the next scan honours the change before the next sync.
+spelling of the rule, from the cache or, without one, from the rule list. On success
+the local cache is updated too, so the next scan honours the change before the next
+sync.
 """
 
 from __future__ import annotations
