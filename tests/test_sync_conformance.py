@@ -322,3 +322,11 @@ def test_a_rule_list_grouped_by_kind(work, app, url, capsys) -> None:
         ("AWS_CLIENT_ID", "builtin", False),
         ("AWS_CLIENT_ID_2", "custom", True),
     ]
+
+
+def test_a_last_field_reading_export_cancelled_is_data(work, app, url, capsys) -> None:
+    body = f"matchText,ruleName,comment\r\n{TOKEN},Internal token,Export cancelled\r\n".encode()
+    app.then(EXPORT_PATH, Answer(200, body, {"Content-Type": "text/csv"}))
+    sync(capsys, url)
+    data = cache(work)
+    assert reviewed(data) == digests(data, (TOKEN, "INTERNAL_TOKEN"))

@@ -68,3 +68,13 @@ def test_password_settings_map_by_name_and_type() -> None:
     assert notices == [
         "note: generic-password settings with no local equivalent: envReferences, dictionary"
     ]
+
+
+def test_flags_sent_as_text_are_read_as_flags() -> None:
+    custom = {**CUSTOM, "hardcoded": "false", "enabled": "false", "blocking": "FALSE"}
+    builtin = {"name": "AWS_CLIENT_ID", "hardcoded": "true", "enabled": "false"}
+    synced = parse_rules([builtin, custom], BUILTIN)
+    assert [(rule["name"], rule["enabled"], rule.get("blocking")) for rule in synced.rules] == [
+        ("AWS_CLIENT_ID", False, None),
+        ("TEAM_TOKEN", False, False),
+    ]

@@ -33,7 +33,8 @@ def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool | No
     """
     import csv
 
-    if text.rstrip().endswith(CANCELLED):
+    # A line of its own: a last field reading "Export cancelled" is data.
+    if text.rstrip().rpartition("\n")[2].strip().strip('"') == CANCELLED:
         raise SyncError(f"{where}: the server cancelled the export ({CANCELLED!r})")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:

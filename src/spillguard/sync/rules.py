@@ -64,6 +64,13 @@ def items_of(payload: Any, what: str) -> list[Any]:
     return payload
 
 
+def _flag(value: Any) -> bool | None:
+    """A boolean field; "true"/"false" as text too (None: absent, null or anything else)."""
+    if isinstance(value, bool):
+        return value
+    return {"true": True, "false": False}.get(str(value).strip().lower())
+
+
 def _regexp(item: dict[str, Any]) -> Any:
     return next((item[key] for key in _REGEXP_KEYS if item.get(key) is not None), None)
 
@@ -71,10 +78,12 @@ def _regexp(item: dict[str, Any]) -> Any:
 def _marked_custom(item: dict[str, Any]) -> bool | None:
     """Whether the record itself says custom or built-in (None: it does not say)."""
     for key in _BUILTIN_FLAGS:
-        if isinstance(item.get(key), bool):
-            return not item[key]
-    if isinstance(item.get("custom"), bool):
-        return bool(item["custom"])
+        builtin = _flag(item.get(key))
+        if builtin is not None:
+            return not builtin
+    custom = _flag(item.get("custom"))
+    if custom is not None:
+        return custom
     for key in _KIND_KEYS:
         kind = str(item.get(key) or "").lower()
         if "custom" in kind:
@@ -109,7 +118,7 @@ class _Collector:
             # Unmarked (the wiki, issue-tracker and hosted records are not shown, and a
             # server may list a built-in rule's own pattern): a built-in name is that rule.
             custom = name not in self.builtin_names and isinstance(regexp, str)
-        enabled = item.get("enabled", True) is not False
+        enabled = _flag(item.get("enabled")) is not False
         if not custom:
             if self._taken(name, item):
                 return
@@ -150,13 +159,13 @@ class _Collector:
             return
         if self._taken(name, item):
             return
-        blocking = item.get("blocking")
+        blocking = _flag(item.get("blocking"))
         self.rules.append(
             {
                 "name": name,
                 "kind": "custom",
                 "enabled": enabled,
-                "blocking": blocking if isinstance(blocking, bool) else None,
+                "blocking": blocking,
                 "regexp": regexp,
                 "server_name": item["name"],
             }
