@@ -194,3 +194,11 @@ def test_summary_says_the_staged_changes_were_scanned(hooked: GitRepo) -> None:
         result = commit(hooked)
         assert "scanned the staged changes, 1 file(s)," in result.stderr
         assert "commit(s)" not in result.stderr
+
+
+def test_utf16_text_is_judged_not_skipped_as_binary(hooked: GitRepo) -> None:
+    hooked.write("base.txt", "x\n")
+    hooked.commit("base")  # HEAD exists: the hook's git fast path would answer
+    hooked.write("win.reg", f"\ufeffx = 1\r\nkey = {SECRET}\r\n".encode("utf-16-le"))
+    hooked.git("add", "win.reg")
+    assert_blocked(commit(hooked), "win.reg:2")

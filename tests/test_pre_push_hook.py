@@ -140,3 +140,12 @@ def test_summary_counts_commits_that_add_no_line(work) -> None:
     result = push("main")
     assert result.returncode == 0, result.stderr
     assert "scanned 2 commit(s), 0 file(s)" in result.stderr
+
+
+def test_utf16_text_is_judged_not_skipped_as_binary(work) -> None:
+    repo, push = work
+    repo.write("notes.txt", f"x = 1\nkey = '{NEW}'\n".encode("utf-16"))
+    repo.commit("wide")
+    result = push("main")
+    assert result.returncode != 0
+    assert "notes.txt:2  AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr

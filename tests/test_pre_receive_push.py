@@ -375,3 +375,14 @@ def test_push_option_is_no_bypass_unless_the_administrator_names_it(server: Serv
     assert code != 0
     assert "glass.env:1" in output
     assert "refs/heads/no-break-glass" not in server.refs()
+
+
+def test_utf16_text_is_judged_not_skipped_as_binary(server: Server) -> None:
+    before = server.refs()
+    key = aws_key("utf-16")
+    server.work.write("win.ini", f"[aws]\r\nid = {key}\r\n".encode("utf-16"))
+    tip = server.work.commit("wide")
+    code, output = server.push("HEAD:refs/heads/wide")
+    assert code != 0
+    assert f"blocking  {tip[:10]}  refs/heads/wide  win.ini:2  AWS_CLIENT_ID  AKIA****" in output
+    assert server.refs() == before

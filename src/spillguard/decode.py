@@ -31,12 +31,45 @@ def _lfs_body() -> re.Pattern[bytes]:
     return re.compile(_LFS_BODY)
 
 
+# Longest first: the UTF-32 little-endian mark starts with the UTF-16 one.
+_WIDE_MARKS = (
+    (b"\xff\xfe\0\0", "utf-32"),
+    (b"\0\0\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """The codec of text that starts with a UTF-16 or UTF-32 byte order mark, else None.
+
+    Such text is full of NULs, yet it is text an editor shows: read as binary, it
+    would hide whatever secret it holds.
+    """
+    for mark, codec in _WIDE_MARKS:
+        if data.startswith(mark):
+            return codec
+    return None
+
+
 def is_binary(data: bytes) -> bool:
-    return b"\0" in data[:SNIFF_BYTES]
+    return b"\0" in data[:SNIFF_BYTES] and wide_encoding(data) is None
+
+
+def as_utf8(data: bytes) -> bytes:
+    """Text with a UTF-16/32 byte order mark as UTF-8 (so lines split where the text's
+    do); anything else as it is."""
+    codec = wide_encoding(data)
+    return data if codec is None else data.decode(codec, "replace").encode()
 
 
 def decode(data: bytes) -> str:
-    """UTF-8 text; anything else is read as Latin-1 so every ASCII secret is still found."""
+    """UTF-8 text, or UTF-16/32 after a byte order mark; anything else is read as Latin-1
+    so every ASCII secret is still found."""
+    codec = wide_encoding(data)
+    if codec is not None:
+        # A malformed unit (an odd last byte) must not stop the scan of the rest.
+        return data.decode(codec, "replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -15,7 +15,9 @@ Each fragment is a run of consecutive added lines; ``start_line`` is its 1-based
 line number in the commit's version of the file. Deleted files add nothing.
 Submodules (gitlinks), symlinks, binary blobs, Git LFS pointer files and blobs over
 ``max_size`` are left out and yielded as ``Skipped`` so the summary can say so.
-Text that is not UTF-8 is read as Latin-1, so no byte sequence stops a scan.
+Text that is not UTF-8 is read as Latin-1, so no byte sequence stops a scan. Text
+with a UTF-16 or UTF-32 byte order mark (either side of a change) is diffed decoded,
+so its lines and line numbers are the text's, not its bytes'.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
 from spillguard import git
+from spillguard.decode import as_utf8, wide_encoding
 from spillguard.models import CommitInfo, CommitWalked, Skipped
 from spillguard.sources.diffparse import fragments
 
@@ -109,14 +112,19 @@ def _added_by_file(
         new = delta.new_file
         if any(_same_blob(tree, new.path, new.id) for tree in others):
             continue  # a merge that took this file from another parent adds nothing here
-        reason, _ = git.skip_reason(repo, new.id, new.mode, max_size)
+        reason, data = git.skip_reason(repo, new.id, new.mode, max_size)
         if reason is not None:
             yield new.path, reason
             continue
         patch = diff[index]
         if patch is None:
             continue
-        added = _patch_added(patch)
+        added, nul = _patch_lines(patch)
+        if nul or wide_encoding(data):
+            # Raw lines with a NUL may be wide text: check the old side's mark too.
+            old_id = delta.old_file.id
+            old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
+            added = text_added(old, data)
         for tree in others:
             added = _also_added_against(repo, tree, new.path, new.id, added)
         if added:
@@ -155,6 +163,28 @@ def _patch_added(patch: pygit2.Patch) -> AddedLines:
     }
 
 
+def _patch_lines(patch: pygit2.Patch) -> tuple[AddedLines, bool]:
+    """The added lines, and whether any added or removed line holds a NUL byte."""
+    added: AddedLines = {}
+    nul = False
+    for hunk in patch.hunks:
+        for line in hunk.lines:
+            content = line.raw_content
+            if line.origin == "+":
+                added[line.new_lineno] = content
+            nul = nul or b"\0" in content
+    return added, nul
+
+
+def text_added(old: bytes | None, new: bytes) -> AddedLines:
+    """The lines ``new`` adds to ``old``, as libgit2 diffs them; when either side is
+    UTF-16/32 text (a byte order mark), both are compared as UTF-8 text."""
+    if wide_encoding(new) or (old is not None and wide_encoding(old)):
+        old = None if old is None else as_utf8(old)
+        new = as_utf8(new)
+    return _patch_added(pygit2.Patch.create_from(old, new, flag=DIFF_FLAGS, context_lines=0))
+
+
 def _also_added_against(
     repo: pygit2.Repository,
     tree: pygit2.Tree,
@@ -166,7 +196,5 @@ def _also_added_against(
     entry = _entry(tree, path)
     if not added or entry is None or not isinstance(entry, pygit2.Blob):
         return added
-    new = repo[object_id].peel(pygit2.Blob)
-    patch = pygit2.Patch.create_from(entry, new, flag=DIFF_FLAGS, context_lines=0)
-    also = _patch_added(patch)
+    also = text_added(entry.data, repo[object_id].peel(pygit2.Blob).data)
     return {number: line for number, line in added.items() if number in also}

@@ -66,6 +66,8 @@ class FileDiff:
     status: str
     path: bytes
     binary: bool = False
+    #: An added or removed line holds a NUL: perhaps UTF-16/32 text, split on bytes.
+    nul: bool = False
     added: dict[int, bytes] = dataclasses.field(default_factory=dict)
 
 
@@ -103,15 +105,20 @@ def _hunk(line: bytes) -> tuple[int, int, int]:
     return (1 if old is None else int(old)), int(start), (1 if new is None else int(new))
 
 
-def _read_hunk(lines: Iterator[bytes], header: bytes, added: dict[int, bytes]) -> int | None:
+def _read_hunk(
+    lines: Iterator[bytes], header: bytes, added: dict[int, bytes]
+) -> tuple[int | None, bool]:
     """Record the hunk's added lines by new line number; returns the last line's number
-    when the hunk ends with an added line (a "no newline" marker may follow)."""
+    when the hunk ends with an added line (a "no newline" marker may follow), and
+    whether an added or removed line holds a NUL."""
     minus, number, plus = _hunk(header)
     last = None
+    nul = False
     while minus > 0 or plus > 0:
         line = next(lines)
         tag = line[0]
         if tag == _PLUS:
+            nul = nul or b"\0" in line
             added[number] = line[1:]
             last = number
             number += 1
@@ -122,6 +129,7 @@ def _read_hunk(lines: Iterator[bytes], header: bytes, added: dict[int, bytes]) -
             minus -= 1
             last = None
         elif tag == _MINUS:
+            nul = nul or b"\0" in line
             minus -= 1
             last = None
         elif tag == _BACKSLASH:
@@ -129,7 +137,7 @@ def _read_hunk(lines: Iterator[bytes], header: bytes, added: dict[int, bytes]) -
             last = None
         else:
             raise GitError(f"git diff-tree: unexpected line in a hunk {line[:80]!r}")
-    return last
+    return last, nul
 
 
 def _no_newline(added: dict[int, bytes], last: int | None) -> None:
@@ -150,7 +158,9 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
     for line in lines:
         tag = line[:1]
         if tag == b"@":
-            last = _read_hunk(lines, line, added)
+            last, nul = _read_hunk(lines, line, added)
+            if nul and 0 < current.sections <= len(current.files):
+                current.files[current.sections - 1].nul = True
             continue
         if tag == b"\\":
             _no_newline(added, last)

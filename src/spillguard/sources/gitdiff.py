@@ -9,7 +9,8 @@ file) goes through ``sources.commits`` instead:
 - merges (their combined view), and commits that add and delete files or change a
   file's type (libgit2 may pair them as renames);
 - files git calls binary (``sources.commits`` judges only the new side's content),
-  and mode-only changes;
+  files with a NUL in a changed line (UTF-16/32 text is diffed decoded), and
+  mode-only changes;
 - paths git has to quote (control characters, quotes, backslashes).
 
 git runs with everything that could colour its diff switched off: no attributes (an
@@ -32,12 +33,7 @@ from spillguard import git
 from spillguard.decode import LFS_POINTER_LIMIT
 from spillguard.errors import GitError
 from spillguard.models import CommitWalked, Skipped
-from spillguard.sources.commits import (
-    DIFF_FLAGS,
-    _patch_added,
-    commit_info,
-    iter_walked_commit,
-)
+from spillguard.sources.commits import commit_info, iter_walked_commit, text_added
 from spillguard.sources.diffparse import REGULAR_MODES, fragments, git_command, run_diff_tree
 
 if TYPE_CHECKING:
@@ -119,27 +115,23 @@ def _file_items(
     new_id = pygit2.Oid(hex=file.new_id)
     regular = file.new_mode in REGULAR_MODES
     size = repo.odb.read_header(new_id)[1] if regular else 0
-    exact = not regular or size < LFS_POINTER_LIMIT or file.binary or file.old_id == file.new_id
+    # A NUL in a changed line may be UTF-16/32 text, which git splits on bytes.
+    libgit2 = file.binary or file.nul or file.old_id == file.new_id
+    exact = not regular or size < LFS_POINTER_LIMIT or libgit2
     if exact or size > max_size:
         reason, _ = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
             yield Skipped(path=path, reason=reason, commit=info.id)
             return
-    added = (
-        _exact_added(repo, file, new_id)
-        if file.binary or file.old_id == file.new_id
-        else file.added
-    )
+    added = _exact_added(repo, file, new_id) if libgit2 else file.added
     if added:
         yield from fragments(path, added, info, None)
 
 
 def _exact_added(repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid) -> dict[int, bytes]:
     """libgit2's own text diff of the file, as the simple path makes it."""
-    old = None if git.is_zero_id(file.old_id) else repo[file.old_id].peel(pygit2.Blob)
-    new = repo[new_id].peel(pygit2.Blob)
-    patch = pygit2.Patch.create_from(old, new, flag=DIFF_FLAGS, context_lines=0)
-    return _patch_added(patch)
+    old = None if git.is_zero_id(file.old_id) else repo[file.old_id].peel(pygit2.Blob).data
+    return text_added(old, repo[new_id].peel(pygit2.Blob).data)
 
 
 def iter_commit_chunk(repo: pygit2.Repository, commits: Sequence[str], *, max_size: int) -> Source:

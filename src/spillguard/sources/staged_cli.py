@@ -9,9 +9,9 @@ and of the staged configuration files (``git cat-file``).
 
 Plain means: ``HEAD`` exists (SHA-1), no merge is in progress, nothing is
 conflicted, nothing is added and deleted together (libgit2 could pair them as a
-rename), and every changed file is a regular file whose content git diffs as text
-under an unquoted UTF-8 path. Otherwise ``read_staged`` returns None and the hook
-takes the libgit2 path.
+rename), and every changed file is a regular file whose content git diffs as text,
+without a NUL in a changed line (UTF-16/32 text), under an unquoted UTF-8 path.
+Otherwise ``read_staged`` returns None and the hook takes the libgit2 path.
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ def _plain_files(diff: CommitDiff) -> list[tuple[str, FileDiff]] | None:
     for file in diff.files:
         if file.status == "D":
             continue
-        plain = file.new_mode in REGULAR_MODES and not file.binary
+        # A NUL in a changed line may be UTF-16/32 text: libgit2's path decodes it.
+        plain = file.new_mode in REGULAR_MODES and not file.binary and not file.nul
         if not plain or file.old_id == file.new_id or file.path.startswith(b'"'):
             return None
         try:
