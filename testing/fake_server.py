@@ -36,9 +36,10 @@ class Answer:
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
     #: Seconds to wait before answering (a slow server); the server's shutdown ends it.
     delay: float = 0.0
-    #: How the body is delimited: "length" (Content-Length), "chunked" (HTTP/1.1
-    #: chunked transfer encoding) or "close" (HTTP/1.0: the body ends when the
-    #: connection closes). All three are legitimate for any server.
+    #: How the body is delimited: "length" (Content-Length), "keep-alive" (HTTP/1.1,
+    #: Content-Length, the connection left open whatever the client asked), "chunked"
+    #: (HTTP/1.1 chunked transfer encoding) or "close" (HTTP/1.0: the body ends when the
+    #: connection closes). All are legitimate for any server.
     framing: str = "length"
 
     @classmethod
@@ -158,13 +159,15 @@ class _Handler(BaseHTTPRequestHandler):
         return None
 
     def _send(self, answer: Answer) -> None:
-        if answer.framing == "chunked":
+        if answer.framing in ("chunked", "keep-alive"):
             self.protocol_version = "HTTP/1.1"
         self.send_response(answer.status)
         for name, value in answer.headers.items():
             self.send_header(name, value)
-        if answer.framing == "length":
+        if answer.framing in ("length", "keep-alive"):
             self.send_header("Content-Length", str(len(answer.body)))
+        if answer.framing == "keep-alive":
+            self.send_header("Connection", "keep-alive")
         elif answer.framing == "chunked":
             self.send_header("Transfer-Encoding", "chunked")
             self.send_header("Connection", "close")

@@ -121,8 +121,10 @@ def test_every_request_is_the_documented_one(work, app, url, capsys, monkeypatch
         ]
 
 
-@pytest.mark.parametrize("framing", ["chunked", "close"])
-def test_answers_delimited_by_chunks_or_by_closing(work, app, url, capsys, framing) -> None:
+@pytest.mark.parametrize("framing", ["chunked", "close", "keep-alive"])
+def test_answers_delimited_by_chunks_by_closing_or_kept_alive(
+    work, app, url, capsys, framing
+) -> None:
     app.framing = framing
     app.reviewed = [(TOKEN, "Internal token")]
     sync(capsys, url)
