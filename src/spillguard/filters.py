@@ -48,10 +48,14 @@ _ENV_REFERENCE = _Lazy(
     | ^<%=?.*%>$                            # <%= x %> (ERB)
     | ^!vault\b                             # an Ansible Vault value
     | ^[a-z][a-z0-9+.-]*://\S+$ | ^(?:~|\.{1,2})?/[\w./-]+$   # a URL or a file path
+    | ^/[\w./-]+(?::/?[\w./,-]+)+$          # a mount or a search path (/etc/passwd:ro)
+    | ^(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/[\w./-]*$   # a host and path (www.google.com/)
+    | ^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|edu|gov|info|local|internal|localdomain)$
     | ^arn:aws[\w-]*:                       # an AWS resource name (a Secrets Manager ARN)
-    | ^projects/[\w-]+/(?:secrets|locations)/   # a Google Cloud secret or key name
+    | ^projects/[^/\s]+/(?:secrets|locations)/   # a Google Cloud secret or key name (or pattern)
     | \$\{[^}]*\} | \{\{.*?\}\}               # a template field inside the value
     | %[sdr] | %\([A-Za-z_]\w*\)[sdr]         # a printf-style field inside the value
+    | \{\d*\}                               # a positional format field: '{}:{}', '{0}'
     | \{[A-Za-z_][A-Za-z0-9_.]*(?:[:!][^{}]*)?(?:\}|$)     # {x}, {x:>8}; cut at "}" when unquoted
     | (?i:os\.environ | os\.getenv | \bgetenv\s*\( | process\.env\b
     | \bSystem\.getenv | Environment\.GetEnvironmentVariable
@@ -73,6 +77,7 @@ _CODE_REFERENCE = _Lazy(
     | ^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$ | ^[A-Z]+$             # DB_PASSWORD, SMTP (constants)
     | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$  # ReadableBuffer, String!
     | ^-?\d+$ | ^\d+\s*(?:<<|>>|[|&^+*/-])                   # a number, 1<<8
+    | ^lambda\b                                               # password=lambda: ...
     """,
     regex.VERBOSE,
 )
@@ -120,8 +125,9 @@ _SEQUENCES = ("abcdefghijklmnopqrstuvwxyz", "0123456789")
 _SEQUENCE_RUN = 8
 
 
-# Values printed in specifications and tutorials (RFC 6749 and 6750, jwt.io):
-# they appear in every OAuth and JWT library and are nobody's credential.
+# Values printed in specifications and tutorials (RFC 6749, 6750, 7009 and 5849,
+# OpenID Connect, jwt.io, oauthlib's docstrings): they appear in every OAuth and
+# JWT library and are nobody's credential.
 DOCUMENTED_EXAMPLES = (
     "2YotnFZFEjr1zCsicMWpAA",
     "tGzv3JOkF0XG5Qx2TlKWIA",
@@ -129,6 +135,20 @@ DOCUMENTED_EXAMPLES = (
     "czZCaGRSa3F0MzpnWDFmQmF0M2JW",
     "mF_9.B5f-4.1JqM",
     "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    "SlAV32hkKG",
+    "8xLOxBtZp8",
+    "45ghiukldjahdnhzdauz",
+    "kjfch2345sdf",
+    "sdf23409df",
+    "h480djs93hd8",
+    "hh5s93j4hdidpola",
+    "hdhd0244k9j7ao03",
+    "nnch734d00sl2jdk",
+    "pfkkdhi9sl3r4s00",
+    "kd94hf93k423kf44",
+    "dpf43f3p2l4k3l03",
+    "qwe089234lkjsdf",
+    "lsdkfol23w54jlksdef",
 )
 
 
