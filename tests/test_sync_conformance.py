@@ -332,3 +332,10 @@ def test_a_last_field_reading_export_cancelled_is_data(work, app, url, capsys) -
     sync(capsys, url)
     data = cache(work)
     assert reviewed(data) == digests(data, (TOKEN, "INTERNAL_TOKEN"))
+
+
+def test_json_in_a_declared_charset(work, app, url, capsys) -> None:
+    body = json.dumps([{**CUSTOM, "name": "Clé interne"}], ensure_ascii=False).encode("latin-1")
+    app.then(RULES_PATH, Answer(200, body, {"Content-Type": "application/json;charset=ISO-8859-1"}))
+    sync(capsys, url)
+    assert [rule["server_name"] for rule in cache(work)["rules"]] == ["Clé interne"]

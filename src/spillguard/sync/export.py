@@ -11,6 +11,7 @@ import io
 from typing import TYPE_CHECKING
 
 from spillguard.errors import SyncError
+from spillguard.sync.http import encoding_of
 from spillguard.sync.messages import scrub
 
 if TYPE_CHECKING:
@@ -63,18 +64,7 @@ def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool | No
 
 
 def _decode(data: bytes, where: str, charset: str | None = None) -> str:
-    """UTF-8 unless a byte order mark or the answer's declared charset says otherwise."""
-    import codecs
-
-    encoding = "utf-8-sig"
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encoding = "utf-16"
-    elif charset:
-        try:
-            named = codecs.lookup(charset).name
-        except LookupError:
-            named = "utf-8"  # a charset Python does not know: UTF-8 is the likeliest
-        encoding = encoding if named == "utf-8" or data.startswith(codecs.BOM_UTF8) else named
+    encoding = encoding_of(data, charset)
     try:
         return data.decode(encoding)
     except UnicodeDecodeError:

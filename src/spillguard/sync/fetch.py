@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from spillguard.errors import SyncError
 from spillguard.fingerprint import reviewed_digest
 from spillguard.sync.export import reviewed_lines
-from spillguard.sync.http import Call, ClientSettings, Response, request
+from spillguard.sync.http import Call, ClientSettings, Response, encoding_of, request
 from spillguard.sync.messages import excerpt
 from spillguard.sync.rules import (
     items_of,
@@ -70,8 +70,7 @@ def json_answer(response: Response, call: Call) -> Any:
     import json
 
     try:
-        # utf-8-sig: a byte order mark in front of the JSON is tolerated.
-        return json.loads(response.body.decode("utf-8-sig"))
+        return json.loads(response.body.decode(encoding_of(response.body, response.charset)))
     except (UnicodeDecodeError, ValueError):
         raise SyncError(
             f"{call.where}: the answer is not JSON ({response.content_type}): "

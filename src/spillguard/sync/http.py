@@ -54,6 +54,21 @@ class Response:
     charset: str | None = None
 
 
+def encoding_of(data: bytes, charset: str | None) -> str:
+    """How to decode a body: its byte order mark, else the declared charset, else UTF-8."""
+    import codecs
+
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    if not charset or data.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    try:
+        named = codecs.lookup(charset).name
+    except LookupError:
+        return "utf-8-sig"  # a charset Python does not know: UTF-8 is the likeliest
+    return "utf-8-sig" if named == "utf-8" else named
+
+
 class _Retry(Exception):  # noqa: N818 - a signal, not an error
     def __init__(self, message: str, delay: float) -> None:
         super().__init__(message)
