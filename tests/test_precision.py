@@ -242,6 +242,22 @@ NEAR_MISSES = {
     "pem header in code": 'const header = "-----BEGIN OPENSSH PRIVATE KEY-----";',
     "xml length setting": '<add key="PasswordLength" value="12" />',
     "pam config": "password required pam_unix.so",
+    # Password hashes, encrypted values and secret-store references.
+    "argon2 hash": expand(
+        'hashed_password: "$argon2id$v=19$m=65536,t=3,p=4${rand:b64:22}${rand:b64:43}"', "argon2"
+    ),
+    "django hash": expand("PASSWORD_HASH=pbkdf2_sha256$260000${rand:Aa0:22}${rand:b64:43}=", "dj"),
+    "shadow entry": expand("root:$6${rand:Aa0:16}${rand:Aa0:86}:19000:0:99999:7:::", "shadow"),
+    "jwt header as token": 'token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"',
+    "azure key vault reference": "password: @Microsoft.KeyVault(SecretUri=https://v.vault.azure.net/secrets/db/)",
+    "cloudformation ref": "MasterUserPassword: !Ref DBPassword",
+    "cloudformation sub": "MasterUserPassword: !Sub '{{resolve:ssm-secure:/db/password:1}}'",
+    "sealed secret": "    password: AgB" + expand("{rand:b64:300}", "sealed"),
+    "sops ciphertext": f"password: ENC[AES256_GCM,data:{b64('sops')},type:str]",
+    "token hash": f'token_hash = "{hexdigest("t", "sha256")}"',
+    "session id": expand('session_id = "{rand:h:32}"', "session"),
+    "password regex": r'PASSWORD_REGEX = "^(?=.*[A-Z])(?=.*\d)[A-Za-z\d@$!%*?&]{8,}$"',
+    "properties default": "spring.datasource.password=${DB_PASSWORD:}",
 }
 
 

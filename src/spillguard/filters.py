@@ -47,6 +47,9 @@ _ENV_REFERENCE = _Lazy(
     | ^\#\{.*\}$                            # #{x} (Ruby, Spring)
     | ^<%=?.*%>$                            # <%= x %> (ERB)
     | ^!vault\b                             # an Ansible Vault value
+    | ^!(?:Ref|Sub|GetAtt|ImportValue|FindInMap|Join|If|Select|Base64)\b   # CloudFormation
+    | ^@Microsoft\.KeyVault\(               # an Azure Key Vault reference
+    | ^Ag[A-D][A-Za-z0-9+/]{300,}={0,2}$    # a SealedSecret, encrypted for its cluster
     | ^[a-z][a-z0-9+.-]*://\S+$ | ^(?:~|\.{1,2})?/[\w./-]+$   # a URL or a file path
     | ^/[\w./-]+(?::/?[\w./,-]+)+$          # a mount or a search path (/etc/passwd:ro)
     | ^(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/[\w./-]*$   # a host and path (www.google.com/)
@@ -99,6 +102,9 @@ _PLACEHOLDER = _Lazy(
     | ^(?:your|my|some|the|enter|insert|replace)[-_ ]\w+
     | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|changeme)[\w!@\#$%.\\-]*$
     | \.\.\.$ | ^\.\.\.                     # abc..., ...xyz (elided)
+    | ^\$(?:2[abxy]?|argon2(?:id|i|d)|apr1|[1567]|y|scrypt|pbkdf2[\w-]*)\$   # a password hash
+    | ^(?:pbkdf2_sha\d+|bcrypt(?:_sha256)?|argon2|scrypt)\$          # a Django password hash
+    | ^eyJhbGciOi[A-Za-z0-9_-]*$            # a JWT header alone: no claims, no signature
     | ^[^\W\d_]+(?:\ [^\W\d_']+)+$          # words and spaces: a label ("Mot de passe"), not a key
     | \*{3}                                 # partly masked
     | ^[\w\ -]*passw(?:or)?d[\w\ -]*$       # a label ("no-password-required") or a weak sample
