@@ -339,3 +339,21 @@ def test_json_in_a_declared_charset(work, app, url, capsys) -> None:
     app.then(RULES_PATH, Answer(200, body, {"Content-Type": "application/json;charset=ISO-8859-1"}))
     sync(capsys, url)
     assert [rule["server_name"] for rule in cache(work)["rules"]] == ["Clé interne"]
+
+
+def test_a_reviewed_line_naming_its_rule_by_id(work, app, url, capsys) -> None:
+    """The wiki and issue tracker identify custom rules by a numeric id."""
+    app.variant = "issue-tracker"
+    app.rules = [{"id": 12, "name": "Internal token", "regexp": CUSTOM["regexp"]}]
+    body = f"matchText,ruleName\n{TOKEN},12\n".encode()
+    app.then("/rest/security/latest/export/reviewed/project/OPS/findings", Answer(200, body))
+    sync(capsys, url, "issue-tracker")
+    data = cache(work)
+    assert reviewed(data) == digests(data, (TOKEN, "INTERNAL_TOKEN"))
+
+
+def test_rule_types_as_records(work, app, url, capsys) -> None:
+    records = json.dumps([{"name": "Internal token"}, "AWS_CLIENT_ID"]).encode()
+    app.then("/rest/security/1.0/scan/PRJ/rule_types/app", Answer(200, records))
+    sync(capsys, url)
+    assert cache(work)["repository_rules"] == ["INTERNAL_TOKEN", "AWS_CLIENT_ID"]

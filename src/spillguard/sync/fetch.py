@@ -111,11 +111,14 @@ class _Fetcher:
             return found
         raise SyncError(f"GET {path}: the {what} answer has more than {MAX_PAGES} pages")
 
-    def reviewed(self, path: str, salt: str) -> tuple[list[dict[str, Any]], bool | None]:
+    def reviewed(
+        self, path: str, salt: str, by_id: Mapping[str, str]
+    ) -> tuple[list[dict[str, Any]], bool | None]:
         response = self.get(path, self.variant.reviewed_permission, EXPORT_ACCEPT)
         lines, has_rule = reviewed_lines(response.body, f"GET {path}", response.charset)
         entries = {
-            (reviewed_digest(text, salt), rule_name(rule) if rule else None) for text, rule in lines
+            (reviewed_digest(text, salt), rule_name(by_id.get(rule, rule)) if rule else None)
+            for text, rule in lines
         }
         return [{"digest": digest, "rule": rule} for digest, rule in sorted(entries, key=str)], (
             has_rule
@@ -160,7 +163,9 @@ def fetch(
                 "(from its own configuration file?); define them in .spillguard.toml"
             )
     if chosen.reviewed_export:
-        data["reviewed"], has_rule = fetcher.reviewed(expand(chosen.reviewed_export, scope), salt)
+        data["reviewed"], has_rule = fetcher.reviewed(
+            expand(chosen.reviewed_export, scope), salt, synced.by_id
+        )
         if release["review_rule_name"] is None:
             release["review_rule_name"] = has_rule
     if chosen.rule_settings:

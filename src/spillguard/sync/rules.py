@@ -29,6 +29,9 @@ class SyncedRules:
     #: Whether the server's custom rules carry ``blocking`` (None: no custom rule to tell).
     blocking_field: bool | None
     notices: tuple[str, ...] = ()
+    #: Rule names by the server's rule id: a reviewed line may name its rule by id (the
+    #: wiki and issue tracker identify custom rules by a numeric id).
+    by_id: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def rule_name(text: str) -> str:
@@ -175,8 +178,12 @@ class _Collector:
 def parse_rules(payload: Any, builtin_names: frozenset[str]) -> SyncedRules:
     """The rule list answer: built-in states for known names, validated custom rules."""
     collector = _Collector(builtin_names)
+    by_id: dict[str, str] = {}
     for item in items_of(payload, "rule list"):
         collector.add(item)
+        named = isinstance(item, dict) and isinstance(item.get("name"), str)
+        if named and item.get("id") is not None:
+            by_id[str(item["id"])] = rule_name(item["name"])
     notices = list(collector.notices)
     if collector.unknown:
         notices.append(
@@ -185,14 +192,16 @@ def parse_rules(payload: Any, builtin_names: frozenset[str]) -> SyncedRules:
         )
     blocking = None if not collector.customs else collector.with_blocking > 0
     return SyncedRules(
-        rules=tuple(collector.rules), blocking_field=blocking, notices=tuple(notices)
+        rules=tuple(collector.rules), blocking_field=blocking, notices=tuple(notices), by_id=by_id
     )
 
 
 def repository_rule_names(payload: Any) -> list[str]:
     """The rule names the server applies to one repository (the rule_types answer)."""
     items = items_of(payload, "rule_types")
-    return [rule_name(item) for item in items if isinstance(item, str)]
+    # Names, as documented; a record with a name is read too.
+    names = [item.get("name") if isinstance(item, dict) else item for item in items]
+    return [rule_name(name) for name in names if isinstance(name, str)]
 
 
 def _snake(key: str) -> str:
