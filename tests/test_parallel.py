@@ -112,6 +112,23 @@ def test_jobs_must_be_a_positive_number(value, capsys) -> None:
     assert "--jobs" in capsys.readouterr().err
 
 
+def test_a_huge_jobs_is_capped_by_the_cpus_and_the_commits(generated) -> None:
+    """Not a million forked processes: as many as the CPUs and the chunks can use."""
+    cpus = parallel.default_jobs()
+    assert parallel.worker_count(10**6, 10**6) == parallel.MAX_JOBS_PER_CPU * cpus
+    assert parallel.worker_count(10**6, 3) == min(3, parallel.MAX_JOBS_PER_CPU * cpus)
+    path, _ = generated
+    assert run_cli("scan", "--all", "--repo", str(path), "--jobs", str(10**6)) == run_cli(
+        "scan", "--all", "--repo", str(path), "--jobs", "1"
+    )
+
+
+def test_help_says_how_jobs_is_capped(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["scan", "--help"])
+    assert "at most 4 per CPU" in " ".join(capsys.readouterr().out.split())
+
+
 def test_errors_noted_from_a_worker_skip_that_rule_from_then_on() -> None:
     ruleset = RuleSet(rules=builtin_rules())
     rule = next(rule for rule in ruleset.rules if rule.name == "AWS_CLIENT_ID")

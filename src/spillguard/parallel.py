@@ -44,6 +44,9 @@ MIN_CHUNK = 64
 MAX_CHUNK = 1000
 #: Chunks per worker, so a slow chunk does not leave the other cores idle.
 CHUNKS_PER_JOB = 8
+#: Workers per CPU at most, whatever ``--jobs`` asks: more only wait for a core, and
+#: each one is a forked process.
+MAX_JOBS_PER_CPU = 4
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -63,6 +66,12 @@ def default_jobs() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1  # pragma: no cover - platforms without affinity
+
+
+def worker_count(requested: int, parts: int) -> int:
+    """The worker processes a scan starts: ``requested``, but never more than the
+    chunks to judge nor ``MAX_JOBS_PER_CPU`` per CPU."""
+    return max(1, min(requested, parts, MAX_JOBS_PER_CPU * default_jobs()))
 
 
 def chunks(commits: Sequence[str], jobs: int) -> list[Sequence[str]]:
@@ -139,7 +148,8 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
     """Judge the lines each commit adds, on ``jobs`` processes; same result as one."""
     started = time.monotonic()
     job = _Job(repo_path=repo_path, ruleset=ruleset, max_size=max_size)
-    parts = chunks(commits, jobs)
+    parts = chunks(commits, worker_count(jobs, len(commits)))
+    jobs = worker_count(jobs, len(parts))
     scanner = Scanner(ruleset)
     total = Tally()
     shown = progress or NullProgress()
