@@ -69,7 +69,12 @@ def test_json_is_a_document_for_tools(repo: GitRepo, own_file: Path, capsys) -> 
     code, out, _ = check(capsys, "--repo", str(repo.path), "--format", "json")
     document = json.loads(out)
     assert code == 0
-    assert [layer["role"] for layer in document["layers"]] == ["builtin", "repository"]
+    assert [(layer["role"], layer["found"]) for layer in document["layers"]] == [
+        ("builtin", True),
+        ("global", False),
+        ("repository", True),
+        ("reviewed", False),
+    ]
     assert {"role": "global", "path": str(own_file), "found": False} in document["searched"]
     (rule,) = [rule for rule in document["rules"] if rule["name"] == "MY_TOKEN"]
     assert rule == {
@@ -212,3 +217,40 @@ def test_missing_repository_directory_is_a_usage_error(tmp_path: Path, capsys) -
     code, out, err = check(capsys, "--repo", str(tmp_path / "nothere"))
     assert (code, out) == (2, "")
     assert err == f"spillguard: error: --repo {tmp_path / 'nothere'}: not a directory\n"
+
+
+def test_layers_not_found_are_shown_in_their_place(repo: GitRepo, own_file: Path, capsys) -> None:
+    """The heading says lowest first: a missing file is listed where it would apply."""
+    repo.write(".spillguard.toml", "max_file_size = 2048\n")
+    code, out, _ = check(capsys, "--repo", str(repo.path))
+    assert code == 0
+    root = repo.path.resolve()
+    assert out.startswith(
+        "layers (lowest first):\n"
+        "  builtin     builtin\n"
+        f"  global      {own_file} (not found)\n"
+        f"  repository  {root / '.spillguard.toml'}\n"
+        f"  reviewed    {root / '.spillguard-reviewed.toml'} (not found)\n"
+        "rules:\n"
+    )
+
+
+def test_rules_and_config_check_show_a_rules_source_alike(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both absolute, however the directory and the --config file were named."""
+    (tmp_path / "plain").mkdir()  # not a git repository
+    (tmp_path / "plain" / ".spillguard.toml").write_text("[custom_rules]\nMINE = 'mn_[0-9]{9}'\n")
+    (tmp_path / "admin.toml").write_text("[custom_rules]\nADMIN = 'ad_[0-9]{9}'\n")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--repo", "plain", "--config", "admin.toml", "--format", "json"]
+    assert main(["rules", *argv]) == 0
+    listed = {rule["name"]: rule["source"] for rule in json.loads(capsys.readouterr().out)["rules"]}
+    assert main(["config", "check", *argv]) == 0
+    checked = json.loads(capsys.readouterr().out)
+    expected = {
+        "MINE": str(tmp_path.resolve() / "plain" / ".spillguard.toml"),
+        "ADMIN": str(tmp_path.resolve() / "admin.toml"),
+    }
+    assert {name: listed[name] for name in expected} == expected
+    assert {r["name"]: r["source"] for r in checked["rules"] if r["name"] in expected} == expected

@@ -52,7 +52,8 @@ def user_config_path(environ: Mapping[str, str]) -> Path:
 def global_layers(config_path: str | None, environ: Mapping[str, str]) -> list[Layer]:
     """The administrator's file given with --config, else the user's own file if present."""
     if config_path is not None:
-        return [load_layer_file(Path(config_path), role="global")]
+        # Absolute, as every other layer's source is shown (rules, config check).
+        return [load_layer_file(Path(config_path).absolute(), role="global")]
     user = user_config_path(environ)
     return [load_layer_file(user, role="global")] if user.is_file() else []
 

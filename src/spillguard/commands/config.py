@@ -41,6 +41,7 @@ def run_config_check(options: ConfigCheckOptions) -> int:
     config = _load(options, root, bare=bare)
     document = check_document(config)
     document["searched"] = _searched(options, root, bare=bare)
+    document["layers"] = _in_order(document["layers"], document["searched"])
     with open_output(options.output) as stream:
         if options.format == "json":
             import json
@@ -65,6 +66,24 @@ def _searched(options: ConfigCheckOptions, root: str, *, bare: bool) -> list[dic
             ("reviewed", Path(root, REVIEWED_FILE)),
         ]
     return [{"role": role, "path": str(path), "found": path.is_file()} for role, path in candidates]
+
+
+#: Where each kind of layer applies, lowest first; the reviewed entries come with the
+#: repository's files, the command line's flags last.
+_LAYER_ORDER = ("builtin", "global", "server", "repository", "reviewed", "flags")
+
+
+def _in_order(layers: list[dict[str, Any]], searched: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The layers applied and the files looked for but not found (or found but not
+    a layer, as the reviewed file), each in its place, lowest first."""
+    roles = {layer["role"] for layer in layers}
+    looked_for = [
+        {"role": item["role"], "source": item["path"], "found": item["found"]}
+        for item in searched
+        if item["role"] not in roles
+    ]
+    rank = {role: index for index, role in enumerate(_LAYER_ORDER)}
+    return sorted([*layers, *looked_for], key=lambda layer: rank.get(layer["role"], 0))
 
 
 def _is_bare(repo: str) -> bool:
@@ -111,7 +130,9 @@ def check_document(config: Config) -> dict[str, Any]:
     for entry in config.ruleset.reviewed:
         counts[entry.source] = counts.get(entry.source, 0) + 1
     return {
-        "layers": [{"role": role, "source": source} for role, source in config.layers],
+        "layers": [
+            {"role": role, "source": source, "found": True} for role, source in config.layers
+        ],
         "rules": [rule_dict(rule) for rule in config.ruleset.rules],
         "settings": {
             name: {"value": value, "source": source}
@@ -130,11 +151,9 @@ def _write_text(config: Config, document: dict[str, Any], stream: TextIO) -> Non
     from spillguard.report.sanitize import clean
 
     lines = ["layers (lowest first):"]
-    lines += [f"  {layer['role']:<10}  {layer['source']}" for layer in document["layers"]]
     lines += [
-        f"  {item['role']:<10}  {item['path']} (not found)"
-        for item in document["searched"]
-        if not item["found"]
+        f"  {layer['role']:<10}  {layer['source']}{'' if layer['found'] else ' (not found)'}"
+        for layer in document["layers"]
     ]
     lines.append("rules:")
     width = max(len(rule.name) for rule in config.ruleset.rules)

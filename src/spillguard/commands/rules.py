@@ -28,11 +28,13 @@ def run_rules_command(options: RulesOptions) -> int:
     common = options.common
     if common.format not in {"text", "json"}:
         raise UsageError(f"rules --format {common.format}: the rule list is text or json")
+    from pathlib import Path
+
     from spillguard.git import config_root
 
-    config = load_config(
-        root=config_root(options.repo), config_path=common.config, offline=common.offline
-    )
+    # Resolved, as config check does: a rule's source reads the same in both.
+    root = str(Path(config_root(options.repo)).resolve())
+    config = load_config(root=root, config_path=common.config, offline=common.offline)
     rules = config.ruleset.rules
     with open_output(common.output) as stream:
         if common.format == "json":
