@@ -165,6 +165,16 @@ def test_text_report_shows_escape_sequences_in_paths_harmlessly(tmp_path: Path, 
     assert "evil\\x1b[2J.env:1  AWS_CLIENT_ID" in out
 
 
+def test_text_report_shows_a_tab_in_a_path_as_an_escape(tmp_path: Path, capsys) -> None:
+    """Not as spaces: "a<TAB>b.env" and "a    b.env" are different files."""
+    (tmp_path / "a\tb.env").write_text(f"AWS_ID={AWS_KEY}\n")
+    assert main(["scan", "--files", str(tmp_path / "a\tb.env"), str(tmp_path / "no\tpe")]) == 1
+    out = capsys.readouterr().out
+    assert "\t" not in out
+    assert "a\\x09b.env:1  AWS_CLIENT_ID" in out
+    assert "no\\x09pe: does not exist" in out
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "sarif", "csv"])
 def test_other_secrets_on_a_reported_line_are_masked_too(tmp_path: Path, capsys, fmt: str) -> None:
     # Only the first rule's first match is the finding, but the line shown with it

@@ -386,3 +386,10 @@ def test_utf16_text_is_judged_not_skipped_as_binary(server: Server) -> None:
     assert code != 0
     assert f"blocking  {tip[:10]}  refs/heads/wide  win.ini:2  AWS_CLIENT_ID  AKIA****" in output
     assert server.refs() == before
+
+
+def test_a_tab_in_a_path_is_shown_as_an_escape(server: Server) -> None:
+    tip = commit(server, "conf\tprod.env", f"AWS_ID={aws_key('tab')}\n")
+    code, output = server.push("HEAD:refs/heads/tab")
+    assert code != 0
+    assert f"blocking  {tip[:10]}  refs/heads/tab  conf\\x09prod.env:1  AWS_CLIENT_ID" in output

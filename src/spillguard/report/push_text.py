@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spillguard.report.findings import shown_match
-from spillguard.report.sanitize import clean
+from spillguard.report.sanitize import clean, clean_name
 from spillguard.report.text_report import summary_lines
 
 if TYPE_CHECKING:
@@ -24,8 +24,8 @@ def finding_line(finding: Finding) -> str:
     """``blocking  <commit> <ref>  <path>:<line>  <rule>  <masked match>``."""
     kind = "blocking" if finding.blocking else "warning"
     commit = finding.commit.id[:SHORT_ID] if finding.commit else "-"
-    ref = clean(finding.ref or "-")
-    where = f"{clean(finding.path)}:{finding.line}"
+    ref = clean_name(finding.ref or "-")
+    where = f"{clean_name(finding.path)}:{finding.line}"
     match = clean(shown_match(finding, plaintext=False))
     return f"  {kind:<8}  {commit}  {ref}  {where}  {finding.rule}  {match}"
 

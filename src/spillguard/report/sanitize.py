@@ -17,6 +17,12 @@ def clean(text: str) -> str:
     return _UNSAFE.sub(lambda m: _escape(ord(m.group(0))), text)
 
 
+def clean_name(text: str) -> str:
+    """A path or ref cleaned like ``clean``, its tabs too (``\\x09``): in a name a
+    tab cannot be told from spaces, and the name would not match the file's."""
+    return clean(text).replace("\t", _escape(ord("\t")))
+
+
 def _escape(code: int) -> str:
     if code in _ESCAPED_BYTES:
         code -= 0xDC00  # the byte of the file name, as `caf\xe9.txt`

@@ -16,7 +16,7 @@ from unicodedata import east_asian_width
 
 from spillguard.outcome import is_blocking
 from spillguard.report.findings import shown_parts, shown_text, summary_dict
-from spillguard.report.sanitize import clean
+from spillguard.report.sanitize import clean, clean_name
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -77,7 +77,7 @@ def finding_lines(result: ScanResult, options: ReportOptions) -> list[Line]:
             lines.extend(_commit_header(first.commit, first.ref, options))
             indent = "  "
         for path, findings in by_path.items():
-            lines.append([(indent, ""), (_shown(path), "path")])
+            lines.append([(indent, ""), (clean_name(path), "path")])
             for finding in findings:
                 lines.extend(_finding(finding, indent + "  ", options))
     return lines
@@ -89,7 +89,7 @@ def _commit_header(commit: CommitInfo, ref: str | None, options: ReportOptions) 
         (f"  {_shown(commit.author)} <{_shown(commit.email)}>  {_shown(commit.date)}", ""),
     ]
     if ref:
-        header.append((f"  {_shown(ref)}", "dim"))
+        header.append((f"  {clean_name(ref)}", "dim"))
     subject = commit.message.strip().partition("\n")[0]
     subject = _shown(_masked(subject, options))[:SUBJECT_WIDTH]
     return [header, [(TAB + subject, "dim")]] if subject else [header]
@@ -117,7 +117,7 @@ def _finding(finding: Finding, indent: str, options: ReportOptions) -> list[Line
     # One greppable line per finding (CI logs, `remote:` lines), then the line itself.
     head: Line = [
         (indent, ""),
-        (f"{_shown(finding.path)}:{finding.line}", "location"),
+        (f"{clean_name(finding.path)}:{finding.line}", "location"),
         ("  ", ""),
         (clean(finding.rule), "rule"),
         ("  ", ""),
@@ -165,7 +165,9 @@ def summary_lines(result: ScanResult) -> list[str]:
 
 def error_lines(result: ScanResult) -> list[str]:
     """What kept the scan from being complete: inputs that failed, rules that failed."""
-    failed = [f"failed: {clean(s.path)}: {clean(s.reason)}" for s in result.skipped if s.failed]
+    failed = [
+        f"failed: {clean_name(s.path)}: {clean(s.reason)}" for s in result.skipped if s.failed
+    ]
     return failed + [f"rule error: {clean(e.rule)}: {clean(e.message)}" for e in result.errors]
 
 
