@@ -393,3 +393,42 @@ def test_a_tab_in_a_path_is_shown_as_an_escape(server: Server) -> None:
     code, output = server.push("HEAD:refs/heads/tab")
     assert code != 0
     assert f"blocking  {tip[:10]}  refs/heads/tab  conf\\x09prod.env:1  AWS_CLIENT_ID" in output
+
+
+def test_git_and_libgit2_diffs_judge_a_push_alike(server: Server) -> None:
+    """The push is diffed by git diff-tree, from the quarantine; a repository attribute
+    file turns that off (libgit2 diffs each commit): the verdict is the same."""
+    key = aws_key("both-paths")
+    work = server.work
+    work.write("a.py", f"a = 1\nkey = '{key}'\n")
+    work.write("wide.ini", f"[aws]\r\nid = {key}\r\n".encode("utf-16"))
+    work.write("blob.bin", b"\0" + key.encode())
+    work.commit("kinds")
+    work.git("mv", "a.py", "b.py")
+    work.write("b.py", (work.path / "b.py").read_text() + f"more = '{key}'\n")
+    work.write("conf\tprod.env", f"ID={key}\n")
+    work.commit("rename and a quoted path")
+    work.git("checkout", "-q", "-b", "both-side", "HEAD~1")
+    work.write("side.env", f"S={key}\n")
+    work.commit("side")
+    work.git("checkout", "-q", "-")
+    work.git("merge", "-q", "--no-edit", "both-side")
+    before = server.refs()
+    code, fast = server.push("HEAD:refs/heads/both-paths")
+    attributes = server.bare.path / "info" / "attributes"
+    attributes.parent.mkdir(exist_ok=True)
+    attributes.write_text("*.nothing -diff\n")
+    try:
+        simple_code, simple = server.push("HEAD:refs/heads/both-paths")
+    finally:
+        attributes.unlink()
+    assert (code, simple_code) == (1, 1)
+    assert server.refs() == before
+
+    def findings(output: str) -> list[str]:
+        return sorted(line for line in output.splitlines() if "blocking  " in line)
+
+    assert findings(fast) == findings(simple)
+    shown = " ".join(findings(fast))
+    for where in ("a.py:2", "wide.ini:2", "b.py:3", "conf\\x09prod.env:1", "side.env:1"):
+        assert where in shown

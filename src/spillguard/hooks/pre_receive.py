@@ -151,10 +151,17 @@ def _items(
 def _commit_items(
     repo: pygit2.Repository, received: Received, config: Config, progress: _Progress
 ) -> Iterator[SourceItem]:
-    """The fragments of each new commit, less those whose message has the bypass token."""
+    """The fragments of each new commit, less those whose message has the bypass token.
+
+    Diffed by one ``git diff-tree`` for the whole push where git's diff is exact (as
+    history scans are): libgit2 took ~0.7 ms a commit. git sees the quarantined
+    objects, since it inherits the hook's GIT_OBJECT_DIRECTORY and alternates.
+    """
     from spillguard.sources.commits import iter_walked_commit
+    from spillguard.sources.gitdiff import iter_commits_fast, usable
 
     token = config.bypass_token
+    kept = []
     for each in received.commits:
         commit = each.commit
         if token and token in commit.raw_message.decode("utf-8", "replace"):
@@ -162,8 +169,16 @@ def _commit_items(
                 f"commit {str(commit.id)[:SHORT_ID]} ({each.ref}) not scanned: "
                 f"its message contains the bypass token {token!r}"
             )
-            continue
-        yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=each.ref)
+        else:
+            kept.append(each)
+    max_size = config.max_file_size
+    if usable(repo):
+        refs = {str(each.commit.id): each.ref for each in kept}
+        commits = [each.commit for each in kept]
+        yield from iter_commits_fast(repo, commits, max_size=max_size, refs=refs)
+        return
+    for each in kept:
+        yield from iter_walked_commit(repo, each.commit, max_size=max_size, ref=each.ref)
 
 
 def _describe(error: Exception) -> str:

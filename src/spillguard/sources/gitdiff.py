@@ -37,7 +37,7 @@ from spillguard.sources.commits import commit_info, iter_walked_commit, text_add
 from spillguard.sources.diffparse import REGULAR_MODES, fragments, git_command, run_diff_tree
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
 
     from spillguard.models import CommitInfo
     from spillguard.sources import Source, SourceItem
@@ -56,22 +56,28 @@ def usable(repo: pygit2.Repository) -> bool:
 
 
 def iter_commits_fast(
-    repo: pygit2.Repository, commits: Sequence[pygit2.Commit], *, max_size: int
+    repo: pygit2.Repository,
+    commits: Sequence[pygit2.Commit],
+    *,
+    max_size: int,
+    refs: Mapping[str, str] | None = None,
 ) -> Source:
-    """The items of each commit, in order, as ``iter_walked_commit`` would yield them."""
+    """The items of each commit, in order, as ``iter_walked_commit`` would yield them;
+    ``refs`` names the ref each commit's fragments come with (a push's)."""
     plain = [commit for commit in commits if len(commit.parent_ids) <= 1]
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
         diffs = _run_git(repo, plain, scratch)
         for commit in commits:
+            ref = None if refs is None else refs.get(str(commit.id))
             if len(commit.parent_ids) > 1:
-                yield from iter_walked_commit(repo, commit, max_size=max_size)
+                yield from iter_walked_commit(repo, commit, max_size=max_size, ref=ref)
                 continue
             diff = next(diffs, None)
             if diff is None or diff.commit != str(commit.id):
                 raise GitError(f"git diff-tree lost its place at commit {commit.id}")
-            items = _commit_items(repo, commit, diff, max_size)
+            items = _commit_items(repo, commit, diff, max_size, ref)
             if items is None:
-                yield from iter_walked_commit(repo, commit, max_size=max_size)
+                yield from iter_walked_commit(repo, commit, max_size=max_size, ref=ref)
             else:
                 yield CommitWalked(commit=str(commit.id))
                 yield from items
@@ -86,7 +92,11 @@ def _run_git(
 
 
 def _commit_items(
-    repo: pygit2.Repository, commit: pygit2.Commit, diff: CommitDiff, max_size: int
+    repo: pygit2.Repository,
+    commit: pygit2.Commit,
+    diff: CommitDiff,
+    max_size: int,
+    ref: str | None = None,
 ) -> list[SourceItem] | None:
     """The commit's items, or None when only the simple path gives the exact answer."""
     statuses = {file.status for file in diff.files}
@@ -105,12 +115,18 @@ def _commit_items(
             path = file.path.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        items.extend(_file_items(repo, file, path, info, max_size))
+        items.extend(_file_items(repo, file, path, info, max_size, ref=ref))
     return items
 
 
-def _file_items(
-    repo: pygit2.Repository, file: FileDiff, path: str, info: CommitInfo, max_size: int
+def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
+    repo: pygit2.Repository,
+    file: FileDiff,
+    path: str,
+    info: CommitInfo,
+    max_size: int,
+    *,
+    ref: str | None,
 ) -> Iterator[SourceItem]:
     new_id = pygit2.Oid(hex=file.new_id)
     regular = file.new_mode in REGULAR_MODES
@@ -125,7 +141,7 @@ def _file_items(
             return
     added = _exact_added(repo, file, new_id) if libgit2 else file.added
     if added:
-        yield from fragments(path, added, info, None)
+        yield from fragments(path, added, info, ref)
 
 
 def _exact_added(repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid) -> dict[int, bytes]:
