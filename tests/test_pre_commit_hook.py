@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,8 +45,10 @@ def commit(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def hooked(repo: GitRepo) -> GitRepo:
+@pytest.fixture(params=["sha1", "sha256"])
+def hooked(request: pytest.FixtureRequest, tmp_path: Path) -> GitRepo:
+    """Every hook test runs in both object formats (SHA-256: the git CLI alone)."""
+    repo = GitRepo(tmp_path / "repo", object_format=request.param)
     installed = spillguard("install", "pre-commit", cwd=repo.path)
     assert installed.returncode == 0, installed.stderr
     assert "installed the pre-commit hook" in installed.stdout
@@ -171,20 +174,43 @@ def test_hook_without_spillguard_on_path_fails_closed(hooked: GitRepo) -> None:
     assert "the pre-commit hook needs spillguard on PATH" in result.stderr
 
 
-def test_sha256_repository_is_refused_with_a_clear_line(tmp_path: Path) -> None:
-    repo = GitRepo(tmp_path / "repo", object_format="sha256")
-    message = "repositories in the SHA-256 object format are not supported yet"
-    refused = spillguard("install", "pre-commit", cwd=repo.path)
-    assert (refused.returncode, message in refused.stderr) == (3, True)
-    # a hook put there another way (by hand, by the framework) blocks with that line
-    hook = repo.path / ".git" / "hooks" / "pre-commit"
-    hook.parent.mkdir(exist_ok=True)
-    shutil.copy(Path(__file__).resolve().parent.parent / "hooks" / "pre-commit", hook)
-    repo.write("app.py", "x = 1\n")
-    repo.git("add", "app.py")
-    result = commit(repo)
-    assert result.returncode != 0
-    assert message in result.stderr
+def staged_mix(repo: GitRepo) -> str:
+    """What the hook says of every kind of staged change libgit2 would judge in SHA-1."""
+    repo.write("plain.py", "x = 1\n")
+    repo.write("run.sh", "echo hi\n")
+    (repo.path / "link").symlink_to("plain.py")
+    (repo.path / "was_link").symlink_to("run.sh")
+    repo.write("gone.py", "y = 2\n" * 20)
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("side.py", f"key = '{SECRET}'\n")  # judged on its own branch
+    repo.write("plain.py", "x = 1\nfrom_side = 1\n")
+    repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-commit", "--no-ff", "side")
+    repo.write("plain.py", f"x = 1\nfrom_side = 1\nmine = '{SECRET}'\n")
+    (repo.path / "run.sh").chmod(0o755)  # a mode change adds nothing
+    (repo.path / "was_link").unlink()
+    repo.write("was_link", f"token = '{SECRET}'\n")  # symlink -> file: its lines are new
+    repo.write("tab\tname.py", f"key = '{SECRET}'\n")  # a path git quotes
+    repo.write("blob.bin", b"\0\1\2" + SECRET.encode())
+    repo.git("mv", "gone.py", "moved.py")
+    repo.write("moved.py", "y = 2\n" * 20 + f"k = '{SECRET}'\n")
+    (repo.path / "new_link").symlink_to("plain.py")
+    repo.git("add", "-A")
+    result = spillguard("hook", "pre-commit", cwd=repo.path)
+    assert result.returncode == 1, result.stderr
+    return re.sub(r" in [\d.]+ s\n", "\n", result.stderr)  # all but the time taken
+
+
+def test_sha256_repository_is_judged_as_sha1_is(tmp_path: Path) -> None:
+    """libgit2 cannot open SHA-256 repositories: the git CLI judges the same changes alike."""
+    sha1 = staged_mix(GitRepo(tmp_path / "sha1"))
+    sha256 = staged_mix(GitRepo(tmp_path / "sha256", object_format="sha256"))
+    assert sha256 == sha1
+    for where in ("plain.py:3", "was_link:1", "name.py:1", "moved.py:21", "1 binary, 1 symlink"):
+        assert where in sha256
+    assert "side.py" not in sha256
 
 
 def test_summary_says_the_staged_changes_were_scanned(hooked: GitRepo) -> None:

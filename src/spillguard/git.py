@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,20 @@ def bound_pack_memory() -> None:
 def is_zero_id(object_id: str) -> bool:
     """True for git's null id in any object format (40 zeros for SHA-1, 64 for SHA-256)."""
     return bool(object_id) and set(object_id) == {"0"}
+
+
+def object_format(path: str) -> str | None:
+    """``sha1`` or ``sha256`` for the repository at ``path`` (git's answer); None outside one.
+
+    libgit2 opens SHA-1 repositories only: SHA-256 ones are read through the git CLI.
+    """
+    completed = subprocess.run(
+        ["git", "-C", path, "rev-parse", "--show-object-format"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return completed.stdout.strip() or None if completed.returncode == 0 else None
 
 
 def open_repository(path: str = ".") -> pygit2.Repository:

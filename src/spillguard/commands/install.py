@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,14 +77,35 @@ def _write_executable(target: Path, text: str) -> None:
         raise
 
 
+def _layout(path: str) -> tuple[bool, Path]:
+    """Whether the repository at ``path`` is bare, and its hooks directory."""
+    if git.object_format(path) not in {None, "sha1"}:
+        return _layout_from_git(path)
+    repo = git.open_repository(path)  # outside a repository: it names the problem
+    return repo.is_bare, hooks_directory(repo)
+
+
+def _layout_from_git(path: str) -> tuple[bool, Path]:
+    """As git reports it (SHA-256: libgit2 cannot open it); core.hooksPath included."""
+    completed = subprocess.run(
+        ["git", "-C", path, "rev-parse", "--is-bare-repository", "--git-path", "hooks"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = completed.stdout.splitlines()
+    if completed.returncode != 0 or len(lines) != 2:  # the two answers asked for
+        raise UsageError(f"{path}: cannot read the repository: {completed.stderr.strip()}")
+    return lines[0] == "true", Path(path, lines[1].strip()).resolve()
+
+
 def run_install_command(options: InstallOptions) -> int:
-    repo = git.open_repository(options.repo)
-    if options.hook == "pre-receive" and not repo.is_bare:
+    bare, directory = _layout(options.repo)
+    if options.hook == "pre-receive" and not bare:
         raise UsageError(
             f"{options.repo}: a pre-receive hook belongs in the server's bare repository "
             "(git init --bare); this repository has a working tree"
         )
-    directory = hooks_directory(repo)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         target = directory / options.hook

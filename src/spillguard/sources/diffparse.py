@@ -52,8 +52,8 @@ _COMMIT_HEADER = re.compile(
     rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)(?: [0-9a-f]{40}(?:[0-9a-f]{24})?)?\n"
 )
 REGULAR_MODES = frozenset({0o100644, 0o100755})
-#: Empty tree, the value that leaves attr.tree without any .gitattributes.
-_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+#: The SHA-1 empty tree, the value that leaves attr.tree without any .gitattributes.
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
 @dataclasses.dataclass(slots=True)
@@ -76,6 +76,8 @@ class CommitDiff:
     commit: str
     files: list[FileDiff] = dataclasses.field(default_factory=list)
     sections: int = 0
+    #: A type change's patch comes in two sections (deletion, then creation) for one entry.
+    second_half: bool = False
 
 
 # A hunk line's first byte, as the int that indexing bytes gives.
@@ -87,6 +89,8 @@ def _raw_entry(line: bytes) -> FileDiff:
     """``:old_mode new_mode old_id new_id status<TAB>path``."""
     fields, _, path = line[1:].rstrip(b"\n").partition(b"\t")
     _, new_mode, old_id, new_id, status = fields.split(b" ")
+    if status[:1] in {b"R", b"C"}:  # ``old<TAB>new``: the new path is the file's
+        path = path.rpartition(b"\t")[2]
     return FileDiff(
         new_mode=int(new_mode, 8),
         old_id=old_id.decode(),
@@ -194,18 +198,26 @@ def _section_line(
 
 def _next_section(current: CommitDiff) -> dict[int, bytes]:
     """The added-lines map of the raw entry the next patch section belongs to."""
+    if current.second_half:
+        current.second_half = False
+        return current.files[current.sections - 1].added
     current.sections += 1
     if current.sections > len(current.files):
         return {}  # more sections than entries: _commit_items rejects the commit
-    return current.files[current.sections - 1].added
+    file = current.files[current.sections - 1]
+    current.second_half = file.status == "T"
+    return file.added
 
 
-def git_command(git_dir: str, scratch: str) -> tuple[list[str], dict[str, str]]:
+def git_command(
+    git_dir: str, scratch: str, empty_tree: str = EMPTY_TREE
+) -> tuple[list[str], dict[str, str]]:
     """git, run so that nothing but the blobs' content shapes its diffs.
 
     ``scratch`` is an empty directory: the working directory, the work tree and
     the (absent) index, so no ``.gitattributes`` applies; attribute files, replace
-    refs and diff drivers are switched off too.
+    refs and diff drivers are switched off too. ``empty_tree`` is the repository's
+    empty tree id (it differs in SHA-256 repositories).
     """
     command = [
         "git",
@@ -218,7 +230,7 @@ def git_command(git_dir: str, scratch: str) -> tuple[list[str], dict[str, str]]:
         "-c",
         f"core.attributesFile={Path(scratch, 'absent')}",  # git skips a missing file
         "-c",
-        f"attr.tree={_EMPTY_TREE}",
+        f"attr.tree={empty_tree}",
         "-c",
         "core.quotePath=false",
     ]
@@ -234,7 +246,7 @@ def git_command(git_dir: str, scratch: str) -> tuple[list[str], dict[str, str]]:
 
 
 def run_diff_tree(
-    command: list[str], env: dict[str, str], stdin: bytes, scratch: str
+    command: list[str], env: dict[str, str], stdin: bytes, scratch: str, *options: str
 ) -> Iterator[CommitDiff]:
     """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed.
 
@@ -245,7 +257,11 @@ def run_diff_tree(
     ids.write_bytes(stdin)
     with ids.open("rb") as given, errors.open("wb") as told:
         process = subprocess.Popen(
-            [*command, *DIFF_TREE], stdin=given, stdout=subprocess.PIPE, stderr=told, env=env
+            [*command, *DIFF_TREE, *options],
+            stdin=given,
+            stdout=subprocess.PIPE,
+            stderr=told,
+            env=env,
         )
     with process:
         if process.stdout is not None:

@@ -12,6 +12,12 @@ conflicted, nothing is added and deleted together (libgit2 could pair them as a
 rename), and every changed file is a regular file whose content git diffs as text,
 without a NUL in a changed line (UTF-16/32 text), under an unquoted UTF-8 path.
 Otherwise ``read_staged`` returns None and the hook takes the libgit2 path.
+
+libgit2 cannot open a SHA-256 repository, so there git does all of it, with the
+libgit2 path's semantics: an unborn ``HEAD`` is diffed against the empty tree,
+renames are detected (``-M``), symlinks, submodules and binaries are skipped, a
+mode-only change adds nothing, and during a merge only the lines that are new
+relative to ``MERGE_HEAD`` too are the commit's own.
 """
 
 from __future__ import annotations
@@ -23,18 +29,26 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.decode import LFS_POINTER_LIMIT, is_lfs_pointer
+from spillguard.decode import LFS_POINTER_LIMIT, is_binary, is_lfs_pointer
 from spillguard.errors import GitError
 from spillguard.models import Skipped
-from spillguard.sources.diffparse import REGULAR_MODES, fragments, git_command, run_diff_tree
+from spillguard.sources.diffparse import (
+    EMPTY_TREE,
+    REGULAR_MODES,
+    CommitDiff,
+    fragments,
+    git_command,
+    run_diff_tree,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
     from spillguard.sources import Source
-    from spillguard.sources.diffparse import CommitDiff, FileDiff
+    from spillguard.sources.diffparse import FileDiff
 
 _SHA1_LENGTH = 40
+_LINK_MODE, _GITLINK_MODE = 0o120000, 0o160000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -50,12 +64,25 @@ class Staged:
 
     def items(self, *, max_size: int) -> Source:
         for path, file, size in self.files:
-            if size > max_size:
-                yield Skipped(path=path, reason="too large")
-            elif is_lfs_pointer(self.small.get(file.new_id, b"")):
-                yield Skipped(path=path, reason="LFS pointer")
+            reason = self._skip_reason(file, size, max_size)
+            if reason is not None:
+                yield Skipped(path=path, reason=reason)
             else:
                 yield from fragments(path, file.added, None, None)
+
+    def _skip_reason(self, file: FileDiff, size: int, max_size: int) -> str | None:
+        """In ``git.skip_reason``'s order; only SHA-1's fallbacks never reach the first three."""
+        if file.new_mode == _GITLINK_MODE:
+            return "submodule"
+        if file.new_mode == _LINK_MODE:
+            return "symlink"
+        if size > max_size:
+            return "too large"
+        if file.binary:
+            return "binary"
+        if is_lfs_pointer(self.small.get(file.new_id, b"")):
+            return "LFS pointer"
+        return None
 
 
 def _git(*args: str, stdin: bytes = b"") -> bytes | None:
@@ -69,33 +96,78 @@ def read_staged(paths: Sequence[str]) -> Staged | None:
     trees = _trees()
     if trees is None:
         return None
-    git_dir, head_tree, index_tree = trees
-    with _scratch(git_dir) as scratch:
-        if scratch is None:
+    git_dir, head_tree, index_tree, empty_tree = trees
+    if empty_tree == EMPTY_TREE:  # SHA-1: anything unusual takes the libgit2 path
+        diffs = _diffs(git_dir, empty_tree, [head_tree], index_tree)
+        files = None if diffs is None else _plain_files(diffs[0])
+    else:
+        merged = _merge_heads(git_dir)
+        diffs = _diffs(git_dir, empty_tree, [head_tree, *merged], index_tree, "-M")
+        files = None if diffs is None else _changed_files(diffs[0], diffs[1:])
+        if files is not None and not _decoded(git_dir, diffs[0], diffs[1:]):
             return None
-        command, env = git_command(git_dir, scratch)
-        stdin = f"{head_tree} {index_tree}\n".encode()
-        try:
-            diffs = list(run_diff_tree(command, env, stdin, scratch))
-        except GitError:
-            return None
-    files = _plain_files(diffs[0]) if diffs else []
     if files is None:
         return None
     return _with_blobs(git_dir, index_tree, files, paths)
 
 
-def _trees() -> tuple[str, str, str] | None:
-    """The git directory, HEAD's tree and the index written as a tree; None when
-    HEAD is unborn (or not SHA-1), a merge is in progress or the index has conflicts."""
+def _trees() -> tuple[str, str, str, str] | None:
+    """The git directory, HEAD's tree, the index written as a tree and the empty tree;
+    None when the libgit2 path has to judge (in SHA-1: HEAD unborn or a merge in
+    progress) or nobody can (the index has conflicts)."""
     located = _git("rev-parse", "--absolute-git-dir", "HEAD^{tree}")
-    if located is None:
-        return None  # unborn HEAD, or not a repository: the libgit2 path says which
-    git_dir, head_tree = located.decode().split("\n")[:2]
-    if len(head_tree) != _SHA1_LENGTH or Path(git_dir, "MERGE_HEAD").exists():
-        return None
+    if located is None:  # unborn HEAD, or not a repository: the libgit2 path says which
+        located = _git("rev-parse", "--absolute-git-dir", "--show-object-format")
+        if located is None or located.decode().split("\n")[1] == "sha1":
+            return None
+        git_dir = located.decode().split("\n")[0]
+        head_tree = empty_tree = _empty_tree()
+    else:
+        git_dir, head_tree = located.decode().split("\n")[:2]
+        sha1 = len(head_tree) == _SHA1_LENGTH
+        if sha1 and Path(git_dir, "MERGE_HEAD").exists():
+            return None
+        empty_tree = EMPTY_TREE if sha1 else _empty_tree()
     written = _git("write-tree")  # fails on conflicts
-    return None if written is None else (git_dir, head_tree, written.decode().strip())
+    if written is None:
+        return None
+    return git_dir, head_tree, written.decode().strip(), empty_tree
+
+
+def _empty_tree() -> str:
+    """The empty tree's id in this repository's object format (SHA-256 here)."""
+    return (_git("hash-object", "-t", "tree", "--stdin") or b"").decode().strip()
+
+
+def _merge_heads(git_dir: str) -> list[str]:
+    """The trees of the commits a merge in progress brings in (``MERGE_HEAD``)."""
+    try:
+        heads = Path(git_dir, "MERGE_HEAD").read_text(encoding="ascii").split()
+    except OSError:
+        return []
+    output = _git("rev-parse", *(f"{head}^{{tree}}" for head in heads)) if heads else b""
+    return [] if output is None else output.decode().split()
+
+
+def _diffs(
+    git_dir: str, empty_tree: str, bases: Sequence[str], tree: str, *options: str
+) -> list[CommitDiff] | None:
+    """``tree`` diffed against each of ``bases``, in order; None when git fails."""
+    with _scratch(git_dir) as scratch:
+        if scratch is None:
+            return None
+        command, env = git_command(git_dir, scratch, empty_tree)
+        diffs = []
+        try:
+            for index, base in enumerate(bases):
+                # renames only against HEAD, as libgit2's find_renames on the index diff
+                stdin = f"{base} {tree}\n".encode()
+                given = options if index == 0 else ()
+                found = list(run_diff_tree(command, env, stdin, scratch, *given))
+                diffs.append(found[0] if found else CommitDiff(commit=base))
+        except GitError:
+            return None
+    return diffs
 
 
 @contextlib.contextmanager
@@ -139,6 +211,63 @@ def _plain_files(diff: CommitDiff) -> list[tuple[str, FileDiff]] | None:
     return files
 
 
+def _changed_files(
+    diff: CommitDiff, others: Sequence[CommitDiff]
+) -> list[tuple[str, FileDiff]] | None:
+    """Every file the index adds to, each with only the lines no merged tree had."""
+    if diff.sections != len(diff.files):
+        return None
+    against = [{file.path: file for file in other.files} for other in others]
+    files = []
+    for file in diff.files:
+        if file.status == "D" or file.old_id == file.new_id:
+            continue  # a deletion, or a mode-only change: nothing added
+        seen = [other.get(file.path) for other in against]
+        if None in seen:
+            continue  # taken from a merged commit as it is: not this commit's own
+        for other in seen:
+            if other is not None:
+                file.added = {n: line for n, line in file.added.items() if n in other.added}
+        files.append((unquote(file.path).decode("utf-8", "replace"), file))
+    return files
+
+
+def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bool:
+    """Diff again, as libgit2's path does, the files git called binary or split on a
+    NUL (UTF-16/32 text): real binaries stay binary, wide text gets its added lines.
+    False when git cannot read the blobs."""
+    against = [{file.path: file.old_id for file in other.files} for other in others]
+    wide = [
+        (file, [file.old_id, *(ids.get(file.path, "") for ids in against)])
+        for file in diff.files
+        if (file.binary or file.nul) and file.new_mode in REGULAR_MODES and file.status != "D"
+    ]
+    names = {name for file, bases in wide for name in (file.new_id, *bases) if name.strip("0")}
+    contents = _contents(git_dir, sorted(names))
+    if contents is None:
+        return False
+    if wide:
+        from spillguard.sources.commits import text_added  # libgit2's text diff, in memory
+
+    for file, bases in wide:
+        new = contents[file.new_id]
+        file.binary = is_binary(new)
+        if not file.binary:  # lines new against HEAD's side and every merged one
+            file.added = text_added(contents.get(bases[0]), new)
+            for base in bases[1:]:
+                also = text_added(contents.get(base), new)
+                file.added = {n: line for n, line in file.added.items() if n in also}
+    return True
+
+
+def unquote(path: bytes) -> bytes:
+    """A path as git quotes it (``"a\\tb"``, octal escapes for other bytes), unquoted."""
+    if not path.startswith(b'"'):
+        return path
+    text = path[1:-1].decode("latin-1")
+    return text.encode("latin-1").decode("unicode_escape").encode("latin-1")
+
+
 def _with_blobs(
     git_dir: str, tree: str, files: list[tuple[str, FileDiff]], paths: Sequence[str]
 ) -> Staged | None:
@@ -152,7 +281,7 @@ def _with_blobs(
     if contents is None:
         return None
     return Staged(
-        files=tuple((path, file, sizes[file.new_id]) for path, file in files),
+        files=tuple((path, file, sizes.get(file.new_id, 0)) for path, file in files),
         small={name: data for name, data in contents.items() if ":" not in name},
         texts={path: contents.get(f"{tree}:{path}") for path in paths},
     )
