@@ -103,7 +103,9 @@ def read_staged(paths: Sequence[str]) -> Staged | None:
     else:
         merged = _merge_heads(git_dir)
         diffs = _diffs(git_dir, empty_tree, [head_tree, *merged], index_tree, "-M")
-        files = None if diffs is None else _changed_files(diffs[0], diffs[1:])
+        if diffs is None:
+            return None
+        files = _changed_files(diffs[0], diffs[1:])
         if files is not None and not _decoded(git_dir, diffs[0], diffs[1:]):
             return None
     if files is None:
@@ -242,12 +244,13 @@ def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bo
         for file in diff.files
         if (file.binary or file.nul) and file.new_mode in REGULAR_MODES and file.status != "D"
     ]
+    if not wide:
+        return True
     names = {name for file, bases in wide for name in (file.new_id, *bases) if name.strip("0")}
     contents = _contents(git_dir, sorted(names))
     if contents is None:
         return False
-    if wide:
-        from spillguard.sources.commits import text_added  # libgit2's text diff, in memory
+    from spillguard.sources.commits import text_added  # libgit2's text diff, in memory
 
     for file, bases in wide:
         new = contents[file.new_id]
