@@ -254,3 +254,19 @@ def test_rules_and_config_check_show_a_rules_source_alike(
     }
     assert {name: listed[name] for name in expected} == expected
     assert {r["name"]: r["source"] for r in checked["rules"] if r["name"] in expected} == expected
+
+
+def test_a_tab_in_a_sources_path_is_shown_as_an_escape(tmp_path: Path, capsys) -> None:
+    """As scan reports show it (\\x09), in rules and config check alike."""
+    plain = tmp_path / "odd\tdir"
+    plain.mkdir()
+    (plain / ".spillguard.toml").write_text("[custom_rules]\nMINE = 'mn_[0-9]{9}'\n")
+    shown = str(plain.resolve() / ".spillguard.toml").replace("\t", "\\x09")
+    assert main(["rules", "--repo", str(plain)]) == 0
+    listed = capsys.readouterr().out
+    assert main(["config", "check", "--repo", str(plain)]) == 0
+    checked = capsys.readouterr().out
+    assert "\t" not in listed + checked
+    assert re.search(rf"MINE +custom +enabled +blocking +{re.escape(shown)}\n", listed)
+    assert re.search(rf"MINE +custom +enabled +blocking +{re.escape(shown)}\n", checked)
+    assert f"  repository  {shown}\n" in checked

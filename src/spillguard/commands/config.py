@@ -148,7 +148,7 @@ def check_document(config: Config) -> dict[str, Any]:
 def _write_text(config: Config, document: dict[str, Any], stream: TextIO) -> None:
     import json
 
-    from spillguard.report.sanitize import clean
+    from spillguard.report.sanitize import clean_name
 
     lines = ["layers (lowest first):"]
     lines += [
@@ -170,4 +170,5 @@ def _write_text(config: Config, document: dict[str, Any], stream: TextIO) -> Non
     lines += [f"reviewed: {item['entries']} from {item['source']}" for item in document["reviewed"]]
     lines += [f"notice: {notice}" for notice in config.notices]
     lines.append("configuration OK")
-    stream.writelines(clean(line) + "\n" for line in lines)
+    # clean_name: a tab in a file's path shows as \x09, as in scan reports.
+    stream.writelines(clean_name(line) + "\n" for line in lines)

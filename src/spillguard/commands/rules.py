@@ -31,6 +31,7 @@ def run_rules_command(options: RulesOptions) -> int:
     from pathlib import Path
 
     from spillguard.git import config_root
+    from spillguard.report.sanitize import clean_name
 
     # Resolved, as config check does: a rule's source reads the same in both.
     root = str(Path(config_root(options.repo)).resolve())
@@ -45,5 +46,6 @@ def run_rules_command(options: RulesOptions) -> int:
         for rule in rules:
             state = "enabled " if rule.enabled else "disabled"
             block = "blocking" if rule.blocking else "warn    "
-            stream.write(f"{rule.name:<{width}}  {rule.kind:<7}  {state}  {block}  {rule.source}\n")
+            source = clean_name(rule.source)  # a path: shown as config check shows it
+            stream.write(f"{rule.name:<{width}}  {rule.kind:<7}  {state}  {block}  {source}\n")
     return ExitCode.CLEAN
