@@ -54,6 +54,11 @@ SILENT = {
     "rfc 5849 token": '    oauth_token="h480djs93hd8", oauth_token_secret="pfkkdhi9sl3r4s00"',
     "rfc 5849 response": "    oauth_token=nnch734d00sl2jdk&oauth_token_secret=pfkkdhi9sl3r4s00",
     "rfc 5849 temporary": "    oauth_token=hh5s93j4hdidpola&oauth_token_secret=hdhd0244k9j7ao03",
+    "google authenticator sample": '    from_uri("otpauth://totp/alice@bigco.com?secret=JBSWY3DPEHPK3PXP&issuer=Big")',
+    "authenticator sample lowercase": "    otpauth://totp/x?secret=jbswy3dpehpk3pxp&digits=8",
+    # Hexadecimal constants whose names end in PASS.
+    "gl constant": "  STENCIL_BACK_PASS_DEPTH_PASS: 0x8803,",
+    "flag constant": "    CAN_FILTER_PASS = 0x02",
 }
 
 FOUND = {

@@ -80,6 +80,7 @@ _CODE_REFERENCE = _Lazy(
     | ^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$ | ^[A-Z]+$             # DB_PASSWORD, SMTP (constants)
     | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$  # ReadableBuffer, String!
     | ^-?\d+$ | ^\d+\s*(?:<<|>>|[|&^+*/-])                   # a number, 1<<8
+    | ^0x[0-9A-Fa-f]+$                                        # STENCIL_PASS_DEPTH_PASS: 0x0B96
     | ^lambda\b                                               # password=lambda: ...
     """,
     regex.VERBOSE,
@@ -132,8 +133,8 @@ _SEQUENCE_RUN = 8
 
 
 # Values printed in specifications and tutorials (RFC 6749, 6750, 7009 and 5849,
-# OpenID Connect, jwt.io, oauthlib's docstrings): they appear in every OAuth and
-# JWT library and are nobody's credential.
+# OpenID Connect, jwt.io, oauthlib's docstrings, Google Authenticator's key URI
+# example): they appear in every OAuth, JWT and TOTP library and are nobody's credential.
 DOCUMENTED_EXAMPLES = (
     "2YotnFZFEjr1zCsicMWpAA",
     "tGzv3JOkF0XG5Qx2TlKWIA",
@@ -155,11 +156,15 @@ DOCUMENTED_EXAMPLES = (
     "dpf43f3p2l4k3l03",
     "qwe089234lkjsdf",
     "lsdkfol23w54jlksdef",
+    "JBSWY3DPEHPK3PXP",
 )
+# Compared case-insensitively: a base32 TOTP secret is written in either case.
+_DOCUMENTED_LOWERED = tuple(example.lower() for example in DOCUMENTED_EXAMPLES)
 
 
 def is_documented_example(secret: str) -> bool:
-    return any(example in secret for example in DOCUMENTED_EXAMPLES)
+    lowered = secret.lower()
+    return any(example in lowered for example in _DOCUMENTED_LOWERED)
 
 
 def is_sequential(secret: str) -> bool:
