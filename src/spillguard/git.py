@@ -44,11 +44,13 @@ def object_format(path: str) -> str | None:
 
     libgit2 opens SHA-1 repositories only: SHA-256 ones are read through the git CLI.
     """
+    return _git_answer(path, "rev-parse", "--show-object-format")
+
+
+def _git_answer(path: str, *args: str) -> str | None:
+    """git's one-line answer about the repository at ``path``; None when it has none."""
     completed = subprocess.run(
-        ["git", "-C", path, "rev-parse", "--show-object-format"],
-        capture_output=True,
-        text=True,
-        check=False,
+        ["git", "-C", path, *args], capture_output=True, text=True, check=False
     )
     return completed.stdout.strip() or None if completed.returncode == 0 else None
 
@@ -92,7 +94,10 @@ def work_tree_root(path: str) -> str | None:
     found = pygit2.discover_repository(path)
     if found is None:
         return None
-    workdir = pygit2.Repository(found).workdir
+    try:
+        workdir = pygit2.Repository(found).workdir
+    except pygit2.GitError:  # SHA-256: libgit2 cannot open it, git can
+        return _git_answer(path, "rev-parse", "--show-toplevel")
     return workdir.rstrip("/\\") if workdir else None
 
 
@@ -110,10 +115,19 @@ def config_root(path: str) -> str:
 def user_identity(path: str, environ: Mapping[str, str]) -> str:
     """``Name <email>`` as git would record an author here: the environment, then the config."""
     found = pygit2.discover_repository(path)
-    config = pygit2.Repository(found).config if found else _global_config()
-    name = environ.get("GIT_AUTHOR_NAME") or _config_value(config, "user.name")
-    email = environ.get("GIT_AUTHOR_EMAIL") or _config_value(config, "user.email")
+    try:
+        config = pygit2.Repository(found).config if found else _global_config()
+    except pygit2.GitError:  # SHA-256: libgit2 cannot open it, git reads its config
+        name = environ.get("GIT_AUTHOR_NAME") or _git_config_value(path, "user.name")
+        email = environ.get("GIT_AUTHOR_EMAIL") or _git_config_value(path, "user.email")
+    else:
+        name = environ.get("GIT_AUTHOR_NAME") or _config_value(config, "user.name")
+        email = environ.get("GIT_AUTHOR_EMAIL") or _config_value(config, "user.email")
     return f"{name} <{email}>" if email else name
+
+
+def _git_config_value(path: str, key: str) -> str:
+    return _git_answer(path, "config", "--get", key) or ""
 
 
 def _global_config() -> pygit2.Config | None:

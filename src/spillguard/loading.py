@@ -164,6 +164,22 @@ def default_branch_file(repo: pygit2.Repository, name: str) -> RepositoryText:
     return decoded(data, f"{name} on {repo.references['HEAD'].target}")
 
 
+def default_branch_file_cli(repo_dir: str, name: str) -> RepositoryText:
+    """``default_branch_file`` by git alone (SHA-256 repositories: libgit2 cannot open them)."""
+    from spillguard.sources.staged_cli import run_git
+
+    where = f"--git-dir={repo_dir}"
+    listed = run_git(where, "ls-tree", "HEAD", "--", name)  # None while HEAD is unborn
+    fields = (listed or b"").split(b"\t")[0].split()
+    if len(fields) != 3 or fields[0] not in {b"100644", b"100755"}:  # mode, type, id
+        return None
+    size = run_git(where, "cat-file", "-s", fields[2].decode())
+    if size is None or int(size) > MAX_REPOSITORY_FILE:
+        return None
+    branch = (run_git(where, "symbolic-ref", "-q", "HEAD") or b"HEAD").decode().strip()
+    return decoded(run_git(where, "cat-file", "blob", fields[2].decode()), f"{name} on {branch}")
+
+
 def decoded(data: bytes | None, source: str) -> RepositoryText:
     """A file read from git as (text, source); None stays None, non-UTF-8 is an error."""
     if data is None:

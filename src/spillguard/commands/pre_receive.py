@@ -22,10 +22,11 @@ from spillguard.hooks.pre_receive import (
     parse_push_options,
     parse_ref_updates,
     scan_push,
+    scan_push_cli,
     unscanned,
     verdict,
 )
-from spillguard.loading import default_branch_file, load_server_config
+from spillguard.loading import default_branch_file, default_branch_file_cli, load_server_config
 from spillguard.report.push_text import push_lines
 from spillguard.report.sanitize import clean
 from spillguard.reviewed import REVIEWED_FILE
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
     from spillguard.cli import CommonOptions
     from spillguard.config import Config
+    from spillguard.hooks.pre_receive import PushScan
     from spillguard.loading import RepositoryText
     from spillguard.models import RefUpdate
 
@@ -62,6 +64,15 @@ def run_pre_receive_command(
         # the pushed objects; a plain open would not see them.
         repo = git.open_from_environment(repo_dir)
     except GitError as error:
+        if git.object_format(repo_dir) == "sha256":  # libgit2 cannot: git reads it all
+            return _judge_by_git(
+                common,
+                updates,
+                repo_dir=repo_dir,
+                environ=environ,
+                stream=stream,
+                started=started,
+            )
         # The administrator's on_error policy decides, so its file is read first.
         config = load_server_config(
             repo_dir=repo_dir, config_path=config_path, read_repository_file=_none
@@ -79,6 +90,32 @@ def run_pre_receive_command(
         if _break_glass(updates, config, environ=environ, repo_dir=repo.path, stream=stream):
             return int(ExitCode.CLEAN)
         scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
+    return _report(common, scan, config, stream)
+
+
+def _judge_by_git(  # noqa: PLR0913 - the hook's whole context
+    common: CommonOptions,
+    updates: tuple[RefUpdate, ...],
+    *,
+    repo_dir: str,
+    environ: Mapping[str, str],
+    stream: TextIO,
+    started: float,
+) -> int:
+    """The pre-receive hook in a SHA-256 repository: git alone reads it."""
+    config = load_server_config(
+        repo_dir=repo_dir,
+        config_path=common.config,
+        read_repository_file=lambda: default_branch_file_cli(repo_dir, REPOSITORY_FILE),
+        read_reviewed_file=lambda: default_branch_file_cli(repo_dir, REVIEWED_FILE),
+    )
+    if _break_glass(updates, config, environ=environ, repo_dir=repo_dir, stream=stream):
+        return int(ExitCode.CLEAN)
+    scan = scan_push_cli(repo_dir, updates, config, deadline=started + config.time_budget)
+    return _report(common, scan, config, stream)
+
+
+def _report(common: CommonOptions, scan: PushScan, config: Config, stream: TextIO) -> int:
     decision = verdict(scan, config)
     if common.quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
         return int(decision.code)

@@ -21,7 +21,7 @@ from spillguard.models import RefUpdate, ScanResult
 from spillguard.outcome import is_blocking
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
 
     import pygit2
 
@@ -108,12 +108,7 @@ def scan_push(
             on_finding=progress.findings.append,
         )
     except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
-        result = ScanResult(findings=tuple(progress.findings))
-        return PushScan(
-            result=_with_notices(result, progress.notices, config),
-            refs=refs,
-            incomplete=f"spillguard failed: {_describe(error)}",
-        )
+        return _failed(error, progress, refs, config)
     return PushScan(
         result=_with_notices(result, progress.notices, config),
         refs=refs,
@@ -142,10 +137,7 @@ def _items(
         _commit_items(repo, received, config, progress),
         iter_tagged_objects(repo, received, max_size=config.max_file_size),
     )
-    for item in items:
-        if progress.expired():
-            return
-        yield item
+    yield from _until_deadline(items, progress)
 
 
 def _commit_items(
@@ -160,17 +152,17 @@ def _commit_items(
     from spillguard.sources.commits import iter_walked_commit
     from spillguard.sources.gitdiff import iter_commits_fast, usable
 
-    token = config.bypass_token
-    kept = []
-    for each in received.commits:
-        commit = each.commit
-        if token and token in commit.raw_message.decode("utf-8", "replace"):
-            progress.notices.append(
-                f"commit {str(commit.id)[:SHORT_ID]} ({each.ref}) not scanned: "
-                f"its message contains the bypass token {token!r}"
-            )
-        else:
-            kept.append(each)
+    kept = [
+        each
+        for each in received.commits
+        if not _bypassed(
+            str(each.commit.id),
+            each.commit.raw_message.decode("utf-8", "replace"),
+            each.ref,
+            config=config,
+            progress=progress,
+        )
+    ]
     max_size = config.max_file_size
     if usable(repo):
         refs = {str(each.commit.id): each.ref for each in kept}
@@ -179,6 +171,80 @@ def _commit_items(
         return
     for each in kept:
         yield from iter_walked_commit(repo, each.commit, max_size=max_size, ref=each.ref)
+
+
+def _bypassed(commit: str, message: str, ref: str, *, config: Config, progress: _Progress) -> bool:
+    """True, with a notice, when the commit's message holds the bypass token."""
+    token = config.bypass_token
+    if not token or token not in message:
+        return False
+    progress.notices.append(
+        f"commit {commit[:SHORT_ID]} ({ref}) not scanned: "
+        f"its message contains the bypass token {token!r}"
+    )
+    return True
+
+
+def scan_push_cli(
+    git_dir: str,
+    updates: tuple[RefUpdate, ...],
+    config: Config,
+    *,
+    deadline: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> PushScan:
+    """``scan_push`` by git alone, for SHA-256 repositories (libgit2 cannot open them)."""
+    from spillguard.scanning import run_scan
+    from spillguard.sources.received_cli import (
+        iter_received,
+        iter_tagged_objects,
+        received_commits,
+    )
+
+    progress = _Progress(deadline=deadline, clock=clock)
+    refs = _updated_refs(updates)
+    try:
+        received = received_commits(git_dir, updates)
+        over_cap = max(0, len(received) - config.max_commits)
+        kept = [
+            each
+            for each in received[: config.max_commits]
+            if not _bypassed(
+                each.info.id, each.info.message, each.ref, config=config, progress=progress
+            )
+        ]
+        items = itertools.chain(
+            iter_received(git_dir, kept, max_size=config.max_file_size),
+            iter_tagged_objects(git_dir, updates, max_size=config.max_file_size),
+        )
+        result = run_scan(
+            _until_deadline(items, progress), config.ruleset, on_finding=progress.findings.append
+        )
+    except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
+        return _failed(error, progress, refs, config)
+    return PushScan(
+        result=_with_notices(result, progress.notices, config),
+        refs=refs,
+        commits=len(received),
+        incomplete=_incomplete(over_cap, config, progress, result),
+    )
+
+
+def _until_deadline(items: Iterable[SourceItem], progress: _Progress) -> Iterator[SourceItem]:
+    for item in items:
+        if progress.expired():
+            return
+        yield item
+
+
+def _failed(error: Exception, progress: _Progress, refs: int, config: Config) -> PushScan:
+    """What was found before spillguard failed; the on_error policy decides the rest."""
+    result = ScanResult(findings=tuple(progress.findings))
+    return PushScan(
+        result=_with_notices(result, progress.notices, config),
+        refs=refs,
+        incomplete=f"spillguard failed: {_describe(error)}",
+    )
 
 
 def _describe(error: Exception) -> str:

@@ -44,6 +44,7 @@ from spillguard.sources.diffparse import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
+    from spillguard.models import CommitInfo
     from spillguard.sources import Source
     from spillguard.sources.diffparse import FileDiff
 
@@ -62,13 +63,17 @@ class Staged:
     #: The staged content of each requested file, or None when it is not staged.
     texts: dict[str, bytes | None]
 
-    def items(self, *, max_size: int) -> Source:
+    def items(
+        self, *, max_size: int, commit: CommitInfo | None = None, ref: str | None = None
+    ) -> Source:
         for path, file, size in self.files:
             reason = self._skip_reason(file, size, max_size)
             if reason is not None:
-                yield Skipped(path=path, reason=reason)
+                yield Skipped(
+                    path=path, reason=reason, commit=None if commit is None else commit.id
+                )
             else:
-                yield from fragments(path, file.added, None, None)
+                yield from fragments(path, file.added, commit, ref)
 
     def _skip_reason(self, file: FileDiff, size: int, max_size: int) -> str | None:
         """In ``git.skip_reason``'s order; only SHA-1's fallbacks never reach the first three."""
@@ -85,7 +90,7 @@ class Staged:
         return None
 
 
-def _git(*args: str, stdin: bytes = b"") -> bytes | None:
+def run_git(*args: str, stdin: bytes = b"") -> bytes | None:
     """git's output, or None when it fails (the hook then takes the libgit2 path)."""
     completed = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
     return completed.stdout if completed.returncode == 0 else None
@@ -101,44 +106,54 @@ def read_staged(paths: Sequence[str]) -> Staged | None:
         diffs = _diffs(git_dir, empty_tree, [head_tree], index_tree)
         files = None if diffs is None else _plain_files(diffs[0])
     else:
-        merged = _merge_heads(git_dir)
-        diffs = _diffs(git_dir, empty_tree, [head_tree, *merged], index_tree, "-M")
-        if diffs is None:
-            return None
-        files = _changed_files(diffs[0], diffs[1:])
-        if files is not None and not _decoded(git_dir, diffs[0], diffs[1:]):
-            return None
+        bases = [head_tree, *_merge_heads(git_dir)]
+        return read_tree_change(git_dir, empty_tree, bases, index_tree, paths)
     if files is None:
         return None
     return _with_blobs(git_dir, index_tree, files, paths)
+
+
+def read_tree_change(
+    git_dir: str, empty_tree: str, bases: Sequence[str], tree: str, paths: Sequence[str] = ()
+) -> Staged | None:
+    """What ``tree`` adds, all by git (SHA-256): against ``bases[0]`` with renames, and
+    only the lines also new relative to the other bases (a merge's other parents)."""
+    diffs = _diffs(git_dir, empty_tree, bases, tree, "-M")
+    if diffs is None:
+        return None
+    files = _changed_files(diffs[0], diffs[1:])
+    if files is None or not _decoded(git_dir, diffs[0], diffs[1:]):
+        return None
+    return _with_blobs(git_dir, tree, files, paths)
 
 
 def _trees() -> tuple[str, str, str, str] | None:
     """The git directory, HEAD's tree, the index written as a tree and the empty tree;
     None when the libgit2 path has to judge (in SHA-1: HEAD unborn or a merge in
     progress) or nobody can (the index has conflicts)."""
-    located = _git("rev-parse", "--absolute-git-dir", "HEAD^{tree}")
+    located = run_git("rev-parse", "--absolute-git-dir", "HEAD^{tree}")
     if located is None:  # unborn HEAD, or not a repository: the libgit2 path says which
-        located = _git("rev-parse", "--absolute-git-dir", "--show-object-format")
+        located = run_git("rev-parse", "--absolute-git-dir", "--show-object-format")
         if located is None or located.decode().split("\n")[1] == "sha1":
             return None
         git_dir = located.decode().split("\n")[0]
-        head_tree = empty_tree = _empty_tree()
+        head_tree = empty_tree = empty_tree_id()
     else:
         git_dir, head_tree = located.decode().split("\n")[:2]
         sha1 = len(head_tree) == _SHA1_LENGTH
         if sha1 and Path(git_dir, "MERGE_HEAD").exists():
             return None
-        empty_tree = EMPTY_TREE if sha1 else _empty_tree()
-    written = _git("write-tree")  # fails on conflicts
+        empty_tree = EMPTY_TREE if sha1 else empty_tree_id()
+    written = run_git("write-tree")  # fails on conflicts
     if written is None:
         return None
     return git_dir, head_tree, written.decode().strip(), empty_tree
 
 
-def _empty_tree() -> str:
+def empty_tree_id(git_dir: str = "") -> str:
     """The empty tree's id in this repository's object format (SHA-256 here)."""
-    return (_git("hash-object", "-t", "tree", "--stdin") or b"").decode().strip()
+    where = (f"--git-dir={git_dir}",) if git_dir else ()
+    return (run_git(*where, "hash-object", "-t", "tree", "--stdin") or b"").decode().strip()
 
 
 def _merge_heads(git_dir: str) -> list[str]:
@@ -147,7 +162,7 @@ def _merge_heads(git_dir: str) -> list[str]:
         heads = Path(git_dir, "MERGE_HEAD").read_text(encoding="ascii").split()
     except OSError:
         return []
-    output = _git("rev-parse", *(f"{head}^{{tree}}" for head in heads)) if heads else b""
+    output = run_git("rev-parse", *(f"{head}^{{tree}}" for head in heads)) if heads else b""
     return [] if output is None else output.decode().split()
 
 
@@ -292,7 +307,7 @@ def _with_blobs(
 
 def _sizes(git_dir: str, names: Sequence[str]) -> dict[str, int] | None:
     """The size of each named blob; names that are missing or not blobs are left out."""
-    output = _git(f"--git-dir={git_dir}", "cat-file", "--batch-check", stdin=_lines(names))
+    output = run_git(f"--git-dir={git_dir}", "cat-file", "--batch-check", stdin=_lines(names))
     if output is None:
         return None
     sizes = {}
@@ -307,7 +322,7 @@ def _contents(git_dir: str, names: Sequence[str]) -> dict[str, bytes] | None:
     """The content of each named blob (all of them exist)."""
     if not names:
         return {}
-    output = _git(f"--git-dir={git_dir}", "cat-file", "--batch", stdin=_lines(names))
+    output = run_git(f"--git-dir={git_dir}", "cat-file", "--batch", stdin=_lines(names))
     if output is None:
         return None
     contents = {}

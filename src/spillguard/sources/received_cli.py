@@ -1,0 +1,141 @@
+"""The commits a push brings, read by git alone: pre-receive in SHA-256 repositories.
+
+libgit2 cannot open a SHA-256 repository. There ``git rev-list NEW --not --all``
+names the new commits (the quarantined objects are visible to git, which inherits
+the hook's environment), ``git log`` their authors and messages, and each commit is
+diffed against its parents as ``sources.staged_cli`` diffs the index: renames
+against the first parent, and a merge adds only the lines no parent had.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spillguard.decode import decode, is_binary, is_lfs_pointer
+from spillguard.errors import GitError
+from spillguard.git import is_zero_id
+from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
+from spillguard.sources.staged_cli import empty_tree_id, read_tree_change, run_git
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from spillguard.models import RefUpdate
+    from spillguard.sources import Source, SourceItem
+
+_FIELDS = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%B%x00%x01"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CliCommit:
+    info: CommitInfo
+    tree: str
+    parents: tuple[str, ...]
+    #: The first ref of the push (in git's order) that brings the commit.
+    ref: str
+
+
+def received_commits(git_dir: str, updates: Iterable[RefUpdate]) -> list[CliCommit]:
+    """The new commits of every update, oldest first; each credited to its first ref."""
+    owners: dict[str, str] = {}
+    for update in updates:
+        if is_zero_id(update.new):
+            continue
+        listed = _git(git_dir, "rev-list", update.new, "--not", "--all")
+        for commit in listed.decode().split():
+            owners.setdefault(commit, update.ref)
+    if not owners:
+        return []
+    tips = "".join(f"{commit}\n" for commit in owners).encode()
+    order = _git(
+        git_dir, "rev-list", "--topo-order", "--reverse", "--no-walk", "--stdin", stdin=tips
+    )
+    details = _details(git_dir, order)
+    return [
+        dataclasses.replace(details[commit], ref=owners[commit])
+        for commit in order.decode().split()
+    ]
+
+
+def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
+    output = _git(
+        git_dir, "log", "--no-walk=unsorted", "--stdin", f"--format={_FIELDS}", stdin=commits
+    )
+    details = {}
+    for record in output.split(b"\0\1")[:-1]:
+        commit, tree, parents, name, email, when, message = record.lstrip(b"\n").split(b"\0")
+        date = dt.datetime.fromtimestamp(int(when), tz=dt.timezone.utc)
+        info = CommitInfo(
+            id=commit.decode(),
+            author=name.decode("utf-8", "replace"),
+            email=email.decode("utf-8", "replace"),
+            date=date.isoformat().replace("+00:00", "Z"),
+            message=message.decode("utf-8", "replace"),
+        )
+        details[info.id] = CliCommit(
+            info=info, tree=tree.decode(), parents=tuple(parents.decode().split()), ref=""
+        )
+    return details
+
+
+def iter_received(git_dir: str, commits: Iterable[CliCommit], *, max_size: int) -> Source:
+    """Each commit marked as walked, then the fragments of the lines it adds."""
+    git_dir = str(Path(git_dir).resolve())  # git runs from a scratch directory
+    empty_tree = empty_tree_id(git_dir)
+    for commit in commits:
+        yield CommitWalked(commit=commit.info.id)
+        trees = (f"{parent}^{{tree}}" for parent in commit.parents)
+        bases = _git(git_dir, "rev-parse", *trees).decode().split() if commit.parents else []
+        bases = bases or [empty_tree]
+        change = read_tree_change(git_dir, empty_tree, bases, commit.tree)
+        if change is None:
+            raise GitError(f"git could not diff commit {commit.info.id}")
+        yield from change.items(max_size=max_size, commit=commit.info, ref=commit.ref)
+
+
+def iter_tagged_objects(
+    git_dir: str, updates: Iterable[RefUpdate], *, max_size: int
+) -> Iterator[SourceItem]:
+    """The whole content of every tree or blob a tag names (no commit carries them)."""
+    pushed = [update for update in updates if not is_zero_id(update.new)]
+    names = "".join(f"{update.new}^{{}}\n" for update in pushed).encode()
+    listed = _git(git_dir, "cat-file", "--batch-check", stdin=names) if pushed else b""
+    git_dir = str(Path(git_dir).resolve())
+    for update, line in zip(pushed, listed.decode().splitlines(), strict=True):
+        object_id, kind, *_ = line.split(" ")
+        if kind == "blob":
+            yield _blob_item(git_dir, object_id, update.ref, max_size)
+        elif kind == "tree":
+            empty_tree = empty_tree_id(git_dir)
+            change = read_tree_change(git_dir, empty_tree, [empty_tree], object_id)
+            if change is None:
+                raise GitError(f"git could not read tree {object_id}")
+            for item in change.items(max_size=max_size, ref=update.ref):
+                if isinstance(item, (Fragment, Skipped)):  # a tree has no commits to walk
+                    yield dataclasses.replace(item, path=f"{update.ref}:{item.path}")
+
+
+def _blob_item(git_dir: str, object_id: str, ref: str, max_size: int) -> Fragment | Skipped:
+    data = _git(git_dir, "cat-file", "blob", object_id)
+    reason = (
+        "too large"
+        if len(data) > max_size
+        else "binary"
+        if is_binary(data)
+        else "LFS pointer"
+        if is_lfs_pointer(data)
+        else None
+    )
+    if reason is not None:
+        return Skipped(path=ref, reason=reason)
+    return Fragment(path=ref, text=decode(data), ref=ref)
+
+
+def _git(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
+    output = run_git(f"--git-dir={git_dir}", *args, stdin=stdin)
+    if output is None:
+        raise GitError(f"git {args[0]} failed in {git_dir}")
+    return output
