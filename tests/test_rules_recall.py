@@ -105,7 +105,7 @@ CASES = [
     (
         ".env",
         "SQLALCHEMY_DATABASE_URI=mssql+pyodbc://sa:{rand:Aa0:18}@db/app?driver=ODBC+Driver+17",
-        "URL_CREDENTIALS",
+        "DATABASE_URL_CREDENTIALS",
     ),
     (
         ".env",
