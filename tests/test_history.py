@@ -206,18 +206,6 @@ def test_skips_binary_lfs_symlink_submodule_and_oversized(
     )
 
 
-def test_sha256_repository_is_a_clear_error(tmp_path: Path, capsys) -> None:
-    # The libgit2 inside pygit2's wheels reads SHA-1 repositories only.
-    repo = GitRepo(tmp_path / "repo", object_format="sha256")
-    repo.write("a.py", "x = 1\n")
-    repo.commit("add")
-    assert main(["scan", "--repo", str(repo.path)]) == 3
-    assert capsys.readouterr().err == (
-        f"spillguard: error: {repo.path}: repositories in the SHA-256 object format "
-        "are not supported yet (libgit2 reads SHA-1 only)\n"
-    )
-
-
 def test_summary_counts_every_commit_walked(repo: GitRepo, capsys) -> None:
     repo.write("a.py", "x = 1\n")
     repo.commit("adds")

@@ -42,10 +42,21 @@ def _source(options: ScanOptions, config: Config) -> Source | None:
         root = config_root(options.repo)
         return iter_files(options.files, max_size=config.max_file_size, root=root)
     if options.tree is not None:
+        if _sha256(options):
+            from spillguard.sources.history_cli import iter_tree_at_cli
+
+            return iter_tree_at_cli(options.repo, options.tree, max_size=config.max_file_size)
         from spillguard.sources.tree import iter_tree_at
 
         return iter_tree_at(options.repo, options.tree, max_size=config.max_file_size)
     return None
+
+
+def _sha256(options: ScanOptions) -> bool:
+    """libgit2 cannot open SHA-256 repositories: git alone reads them."""
+    from spillguard.git import object_format
+
+    return object_format(options.repo) == "sha256"
 
 
 def _selection(options: ScanOptions) -> Selection:
@@ -93,6 +104,11 @@ def _scan(
         return run_scan(
             source, config.ruleset, on_finding=on_finding, notices=config.notices, scope="files"
         )
+    if _sha256(options):
+        from spillguard.sources.history_cli import iter_history_cli
+
+        items = iter_history_cli(options.repo, _selection(options), max_size=config.max_file_size)
+        return run_scan(items, config.ruleset, on_finding=on_finding, notices=config.notices)
     from spillguard.parallel import default_jobs, scan_commits
 
     repo_path, commits = _selected_commits(options)

@@ -173,7 +173,9 @@ def _commit_items(
         yield from iter_walked_commit(repo, each.commit, max_size=max_size, ref=each.ref)
 
 
-def _bypassed(commit: str, message: str, ref: str, *, config: Config, progress: _Progress) -> bool:
+def _bypassed(
+    commit: str, message: str, ref: str | None, *, config: Config, progress: _Progress
+) -> bool:
     """True, with a notice, when the commit's message holds the bypass token."""
     token = config.bypass_token
     if not token or token not in message:

@@ -21,7 +21,7 @@ from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
 from spillguard.sources.staged_cli import empty_tree_id, read_tree_change, run_git
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
 
     from spillguard.models import RefUpdate
     from spillguard.sources import Source, SourceItem
@@ -34,8 +34,8 @@ class CliCommit:
     info: CommitInfo
     tree: str
     parents: tuple[str, ...]
-    #: The first ref of the push (in git's order) that brings the commit.
-    ref: str
+    #: The first ref of the push (in git's order) that brings the commit; None in history scans.
+    ref: str | None
 
 
 def received_commits(git_dir: str, updates: Iterable[RefUpdate]) -> list[CliCommit]:
@@ -60,6 +60,24 @@ def received_commits(git_dir: str, updates: Iterable[RefUpdate]) -> list[CliComm
     ]
 
 
+def history_commits(
+    git_dir: str, revisions: Sequence[str], *, since: float | None, until: float | None
+) -> list[CliCommit]:
+    """``git rev-list REVISIONS`` (children first), committed in ``[since, until)``."""
+    listed = _git(git_dir, "rev-list", "--topo-order", "--format=%H %ct", *revisions, "--")
+    chosen = []
+    for line in listed.decode().splitlines():
+        commit, _, when = line.partition(" ")
+        if not when or line.startswith("commit "):
+            continue
+        if (since is None or int(when) >= since) and (until is None or int(when) < until):
+            chosen.append(commit)
+    if not chosen:
+        return []
+    details = _details(git_dir, "".join(f"{commit}\n" for commit in chosen).encode())
+    return [details[commit] for commit in chosen]
+
+
 def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
     output = _git(
         git_dir, "log", "--no-walk=unsorted", "--stdin", f"--format={_FIELDS}", stdin=commits
@@ -76,7 +94,7 @@ def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
             message=message.decode("utf-8", "replace"),
         )
         details[info.id] = CliCommit(
-            info=info, tree=tree.decode(), parents=tuple(parents.decode().split()), ref=""
+            info=info, tree=tree.decode(), parents=tuple(parents.decode().split()), ref=None
         )
     return details
 
@@ -96,6 +114,20 @@ def iter_received(git_dir: str, commits: Iterable[CliCommit], *, max_size: int) 
         yield from change.items(max_size=max_size, commit=commit.info, ref=commit.ref)
 
 
+def iter_tree_cli(git_dir: str, tree: str, *, max_size: int, prefix: str = "") -> Source:
+    """Every file of ``tree``: what it adds to the empty tree."""
+    git_dir = str(Path(git_dir).resolve())
+    empty_tree = empty_tree_id(git_dir)
+    change = read_tree_change(git_dir, empty_tree, [empty_tree], tree)
+    if change is None:
+        raise GitError(f"git could not read tree {tree}")
+    for item in change.items(max_size=max_size):
+        if isinstance(item, (Fragment, Skipped)) and prefix:
+            yield dataclasses.replace(item, path=f"{prefix}{item.path}")
+        else:
+            yield item
+
+
 def iter_tagged_objects(
     git_dir: str, updates: Iterable[RefUpdate], *, max_size: int
 ) -> Iterator[SourceItem]:
@@ -109,13 +141,11 @@ def iter_tagged_objects(
         if kind == "blob":
             yield _blob_item(git_dir, object_id, update.ref, max_size)
         elif kind == "tree":
-            empty_tree = empty_tree_id(git_dir)
-            change = read_tree_change(git_dir, empty_tree, [empty_tree], object_id)
-            if change is None:
-                raise GitError(f"git could not read tree {object_id}")
-            for item in change.items(max_size=max_size, ref=update.ref):
-                if isinstance(item, (Fragment, Skipped)):  # a tree has no commits to walk
-                    yield dataclasses.replace(item, path=f"{update.ref}:{item.path}")
+            items = iter_tree_cli(git_dir, object_id, max_size=max_size, prefix=f"{update.ref}:")
+            yield from (
+                dataclasses.replace(item, ref=update.ref) if isinstance(item, Fragment) else item
+                for item in items
+            )
 
 
 def _blob_item(git_dir: str, object_id: str, ref: str, max_size: int) -> Fragment | Skipped:
