@@ -213,18 +213,6 @@ def test_sha256_repository_is_judged_as_sha1_is(tmp_path: Path) -> None:
     assert "side.py" not in sha256
 
 
-def test_pre_push_is_not_installed_in_a_sha256_repository(tmp_path: Path) -> None:
-    """Its hook cannot read SHA-256 yet and would block every push: refused at install."""
-    repo = GitRepo(tmp_path / "repo", object_format="sha256")
-    refused = spillguard("install", "pre-push", cwd=repo.path)
-    assert refused.returncode == 3
-    assert refused.stderr == (
-        "spillguard: error: .: the pre-push hook cannot read repositories in the SHA-256 "
-        "object format yet (the pre-commit and pre-receive hooks can)\n"
-    )
-    assert not (repo.path / ".git" / "hooks" / "pre-push").exists()
-
-
 def test_summary_says_the_staged_changes_were_scanned(hooked: GitRepo) -> None:
     for content in ("x = 1\n", f"x = 1\nkey = '{SECRET}'\n"):  # unborn HEAD, then a born one
         hooked.write("app.py", content)

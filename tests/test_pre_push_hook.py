@@ -29,11 +29,14 @@ def run(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProc
     return subprocess.run(args, cwd=cwd, input=stdin, capture_output=True, text=True, check=False)
 
 
-@pytest.fixture
-def work(tmp_path: Path) -> tuple[GitRepo, Callable[..., subprocess.CompletedProcess[str]]]:
-    """A clone whose origin already has main, with an old key pushed before the hook."""
-    GitRepo(tmp_path / "origin.git", bare=True)
-    repo = GitRepo(tmp_path / "work")
+@pytest.fixture(params=["sha1", "sha256"])
+def work(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> tuple[GitRepo, Callable[..., subprocess.CompletedProcess[str]]]:
+    """A clone whose origin already has main, with an old key pushed before the hook;
+    in both object formats (SHA-256: git alone reads the push)."""
+    GitRepo(tmp_path / "origin.git", bare=True, object_format=request.param)
+    repo = GitRepo(tmp_path / "work", object_format=request.param)
     repo.git("remote", "add", "origin", str(tmp_path / "origin.git"))
     repo.write("old.py", f"key = '{OLD}'\n")
     repo.commit("old")

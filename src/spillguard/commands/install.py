@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard import git
-from spillguard.errors import ExitCode, GitError, UsageError
+from spillguard.errors import ExitCode, UsageError
 from spillguard.hookscripts import MARKER, hook_script
 
 if TYPE_CHECKING:
@@ -77,14 +77,9 @@ def _write_executable(target: Path, text: str) -> None:
         raise
 
 
-def _layout(path: str, hook: str) -> tuple[bool, Path]:
+def _layout(path: str) -> tuple[bool, Path]:
     """Whether the repository at ``path`` is bare, and its hooks directory."""
     if git.object_format(path) not in {None, "sha1"}:
-        if hook == "pre-push":  # it would block every push: say so now instead
-            raise GitError(
-                f"{path}: the pre-push hook cannot read repositories in the SHA-256 object "
-                "format yet (the pre-commit and pre-receive hooks can)"
-            )
         return _layout_from_git(path)
     repo = git.open_repository(path)  # outside a repository: it names the problem
     return repo.is_bare, hooks_directory(repo)
@@ -105,7 +100,7 @@ def _layout_from_git(path: str) -> tuple[bool, Path]:
 
 
 def run_install_command(options: InstallOptions) -> int:
-    bare, directory = _layout(options.repo, options.hook)
+    bare, directory = _layout(options.repo)
     if options.hook == "pre-receive" and not bare:
         raise UsageError(
             f"{options.repo}: a pre-receive hook belongs in the server's bare repository "

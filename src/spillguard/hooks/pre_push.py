@@ -25,7 +25,7 @@ from spillguard.scanning import run_scan
 from spillguard.sources.commits import iter_walked_commit
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from typing import TextIO
 
     from spillguard.config import Config
@@ -121,12 +121,46 @@ def _pushed_source(
     config: Config,
     notices: list[str],
 ) -> Source:
-    token = config.bypass_token
     for commit, ref in pushed_commits(repo, updates, remote):
-        if token and token in commit.raw_message.decode("utf-8", "replace"):
-            notices.append(f"skipped commit {str(commit.id)[:10]}: its message contains {token!r}")
+        if _bypassed(
+            str(commit.id), commit.raw_message.decode("utf-8", "replace"), config, notices
+        ):
             continue
         yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=ref)
+
+
+def _pushed_source_cli(
+    updates: Sequence[RefUpdate], remote: str | None, config: Config, notices: list[str]
+) -> Source:
+    """``_pushed_source`` by git alone, for SHA-256 repositories."""
+    from spillguard.sources.history_cli import git_dir_of
+    from spillguard.sources.received_cli import iter_received, received_commits
+    from spillguard.sources.staged_cli import run_git
+
+    git_dir = git_dir_of(".")
+    # What the remote has: its tracking refs, and each remote sha this clone knows.
+    known = [f"--remotes={remote}"] if remote else []
+    known.extend(
+        update.old
+        for update in updates
+        if not git.is_zero_id(update.old)
+        and run_git(f"--git-dir={git_dir}", "cat-file", "-e", f"{update.old}^{{commit}}")
+        is not None
+    )
+    commits = [
+        commit
+        for commit in received_commits(git_dir, updates, known)
+        if not _bypassed(commit.info.id, commit.info.message, config, notices)
+    ]
+    yield from iter_received(git_dir, commits, max_size=config.max_file_size)
+
+
+def _bypassed(commit: str, message: str, config: Config, notices: list[str]) -> bool:
+    token = config.bypass_token
+    if token and token in message:
+        notices.append(f"skipped commit {commit[:10]}: its message contains {token!r}")
+        return True
+    return False
 
 
 def run_pre_push(
@@ -144,14 +178,23 @@ def run_pre_push(
             raise UsageError("hook pre-push reads git's pre-push lines on stdin; git runs it")
         updates = parse_push_lines(stdin.read())
     remote = remote or environ.get("PRE_COMMIT_REMOTE_NAME")
-    repo = git.open_from_environment()
+    if git.object_format(".") == "sha256":
+        # libgit2 cannot open SHA-256 repositories: git alone reads the push.
+        root = git.work_tree_root(".")
+        repo = None
+    else:
+        repo = git.open_from_environment()
+        root = repo.workdir
     config = load_config(
-        root=repo.workdir,
+        root=root,
         config_path=config_path,
         include_allowlisted=include_allowlisted,
         offline=offline,
     )
     # Filled while the scan runs: run_scan reads notices once the items are consumed.
     notices = list(config.notices)
-    items = _pushed_source(repo, updates, remote, config, notices)
+    if repo is None:
+        items = _pushed_source_cli(updates, remote, config, notices)
+    else:
+        items = _pushed_source(repo, updates, remote, config, notices)
     return run_scan(items, config.ruleset, notices=notices), config

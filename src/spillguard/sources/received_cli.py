@@ -38,13 +38,16 @@ class CliCommit:
     ref: str | None
 
 
-def received_commits(git_dir: str, updates: Iterable[RefUpdate]) -> list[CliCommit]:
-    """The new commits of every update, oldest first; each credited to its first ref."""
+def received_commits(
+    git_dir: str, updates: Iterable[RefUpdate], known: Sequence[str] = ("--all",)
+) -> list[CliCommit]:
+    """The commits of every update that ``known`` (revisions, negated) lacks, oldest
+    first; each credited to its first ref."""
     owners: dict[str, str] = {}
     for update in updates:
         if is_zero_id(update.new):
             continue
-        listed = _git(git_dir, "rev-list", update.new, "--not", "--all")
+        listed = _git(git_dir, "rev-list", update.new, "--not", *known, "--")
         for commit in listed.decode().split():
             owners.setdefault(commit, update.ref)
     if not owners:
