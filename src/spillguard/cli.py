@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from spillguard.errors import ExitCode, SpillguardError
 from spillguard.report import FORMATS
@@ -305,33 +305,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_Options = TypeVar("_Options", "CommonOptions", "SyncOptions")
+
+
 def _common(args: argparse.Namespace) -> CommonOptions:
-    return CommonOptions(
-        format=args.format,
-        output=args.output,
-        config=args.config,
-        include_plaintext=args.include_plaintext,
-        include_allowlisted=args.include_allowlisted,
-        color=args.color,
-        quiet=args.quiet,
-        offline=args.offline,
-        deduplicate=args.deduplicate,
-    )
+    return _from_args(CommonOptions, args)
 
 
-def _sync_options(args: argparse.Namespace) -> SyncOptions:
-    return SyncOptions(
-        config=args.config,
-        quiet=args.quiet,
-        server=args.server,
-        variant=args.variant,
-        project=args.project,
-        repo=args.repo,
-        space=args.space,
-        ca_bundle=args.ca_bundle,
-        xsrf_header=args.xsrf_header,
-        timeout=args.timeout,
-    )
+def _from_args(cls: type[_Options], args: argparse.Namespace) -> _Options:
+    """The options dataclass ``cls``, each field from the parsed argument of its name."""
+    names = (field.name for field in dataclasses.fields(cls))
+    return cls(**{name: getattr(args, name) for name in names})
 
 
 def _review(args: argparse.Namespace) -> int:
@@ -411,7 +395,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "sync":
         from spillguard.commands.sync import run_sync_command
 
-        return run_sync_command(_sync_options(args))
+        return run_sync_command(_from_args(SyncOptions, args))
     from spillguard.commands.rules import run_rules_command
 
     return run_rules_command(RulesOptions(common=_common(args), repo=args.repo))
