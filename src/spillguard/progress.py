@@ -8,15 +8,13 @@ so a hook pays nothing to import it.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
 from spillguard.output import is_terminal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO
-
-T = TypeVar("T")
 
 #: Seconds between two redraws: often enough to look alive, rarely enough to cost nothing.
 REDRAW_INTERVAL = 0.1
