@@ -27,19 +27,20 @@ if TYPE_CHECKING:
     from spillguard.sources.history import Selection
 
 
-def _source(options: ScanOptions, config: Config) -> Source | None:
-    """The files or tree to scan; None for a history scan (``_scan_history``)."""
+def _source(options: ScanOptions, config: Config, root: str) -> Source | None:
+    """The files or tree to scan; None for a history scan.
+
+    ``root`` is where the configuration was found: files are named from it, so its
+    allowlist_paths apply.
+    """
     history = options.revs or options.all_refs or options.branches or options.since or options.until
     if history and (options.files or options.tree is not None):
         raise UsageError(
             "REV, --all, --branch, --since and --until select history, not --tree/--files"
         )
     if options.files:
-        from spillguard.git import config_root
         from spillguard.sources.files import iter_files
 
-        # Named from where the configuration was found, so its allowlist_paths apply.
-        root = config_root(options.repo)
         return iter_files(options.files, max_size=config.max_file_size, root=root)
     if options.tree is not None:
         if _sha256(options):
@@ -96,10 +97,11 @@ def _selected_commits(options: ScanOptions) -> tuple[str, list[str]]:
 def _scan(
     options: ScanOptions,
     config: Config,
+    root: str,
     progress: Progress | None,
     on_finding: Callable[[Finding], None] | None,
 ) -> ScanResult:
-    source = _source(options, config)
+    source = _source(options, config, root)
     if source is not None:
         return run_scan(
             source, config.ruleset, on_finding=on_finding, notices=config.notices, scope="files"
@@ -160,8 +162,9 @@ def run_scan_command(options: ScanOptions) -> int:
     # --files reads the .spillguard.toml and reviewed file of --repo (default: the
     # current directory, or the top of its work tree), as gitleaks reads its file
     # beside what it scans.
+    root = config_root(options.repo)
     config = load_config(
-        root=config_root(options.repo),
+        root=root,
         config_path=common.config,
         include_allowlisted=common.include_allowlisted,
         offline=common.offline,
@@ -180,7 +183,7 @@ def run_scan_command(options: ScanOptions) -> int:
             else partial(stream_finding, stream=stream, options=report)
         )
         shown = None if isinstance(progress, NullProgress) else progress
-        result = _scan(options, config, shown, on_finding)
+        result = _scan(options, config, root, shown, on_finding)
         if stream_finding is None:
             writer(common.format)(result, stream, report)
     if common.format != "text" and not common.quiet:
