@@ -18,7 +18,7 @@ import pygit2
 from pygit2.enums import SortMode
 
 from spillguard import git
-from spillguard.errors import UsageError
+from spillguard.errors import GitError, UsageError
 from spillguard.loading import load_config
 from spillguard.models import RefUpdate
 from spillguard.scanning import run_scan
@@ -178,13 +178,16 @@ def run_pre_push(
             raise UsageError("hook pre-push reads git's pre-push lines on stdin; git runs it")
         updates = parse_push_lines(stdin.read())
     remote = remote or environ.get("PRE_COMMIT_REMOTE_NAME")
-    if git.object_format(".") == "sha256":
-        # libgit2 cannot open SHA-256 repositories: git alone reads the push.
-        root = git.work_tree_root(".")
-        repo = None
-    else:
+    repo: pygit2.Repository | None
+    root: str | None
+    try:
         repo = git.open_from_environment()
         root = repo.workdir
+    except GitError:
+        if git.object_format(".") != "sha256":
+            raise
+        # libgit2 cannot open SHA-256 repositories: git alone reads the push.
+        repo, root = None, git.work_tree_root(".")
     config = load_config(
         root=root,
         config_path=config_path,
