@@ -76,12 +76,11 @@ def spillguard_rows(
     report = context.work / "scan-report.json"
     command = [*context.spillguard, "scan", "--all", "--repo", str(target.path)]
     command += ["--format", "json", "--output", str(report), "--quiet"]
-    runs = measure.repeat(context.repeat, command, env=context.env, memory=True)
+    runs, peak = measure.timed_then_peak(context.repeat, command, env=context.env)
     problem = unavailable(runs[-1])
     if problem is not None:
         return [Row("spillguard scan --all", target.label, problem)], None
     wall = measure.median_seconds(runs)
-    peak = max(result.peak_bytes for result in runs)
     findings = json.loads(report.read_text())["findings"]
     rows = [
         Row(
@@ -176,13 +175,12 @@ def peer_rows(target: Target, context: Context, floor: float, ours: float | None
             continue
         report = context.work / f"{name}-report.json"
         command = _peer_command(binary, target.path, report_option, report)
-        runs = measure.repeat(context.repeat, command, env=context.env, memory=True)
+        runs, peak = measure.timed_then_peak(context.repeat, command, env=context.env)
         problem = unavailable(runs[-1])
         if problem is not None:
             rows.append(Row(title, target.label, problem))
             continue
         wall = measure.median_seconds(runs)
-        peak = max(result.peak_bytes for result in runs)
         compared = f"{wall / floor:.2f}x floor, {megabytes(peak)}"
         met = None if ours is None else ours <= wall
         rows.append(Row(title, target.label, seconds(wall), compared, "spillguard <= this", met))

@@ -137,6 +137,19 @@ def repeat(count: int, command: Sequence[str], **options: object) -> list[Run]:
     return runs
 
 
+def timed_then_peak(count: int, command: Sequence[str], **options: object) -> tuple[list[Run], int]:
+    """``count`` timed runs, then one more for peak memory.
+
+    Sampling /proc every few milliseconds costs CPU that a scan using every core
+    would otherwise have, so the timed runs are not sampled: the time is the
+    command's alone, as the floor's is.
+    """
+    runs = repeat(count, command, **options)
+    if runs[-1].code not in (0, 1):
+        return runs, runs[-1].peak_bytes
+    return runs, run(command, memory=True, **options).peak_bytes  # type: ignore[arg-type]
+
+
 def median_seconds(runs: Sequence[Run]) -> float:
     return statistics.median(result.seconds for result in runs)
 
