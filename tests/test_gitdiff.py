@@ -9,6 +9,7 @@ import pytest
 
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit
+from spillguard.sources.diffparse import COMMIT_FORMAT, git_command, run_diff_tree
 from spillguard.sources.history import Selection, select_commits
 from testing.genrepo import generate
 from testing.gitrepo import GitRepo
@@ -27,7 +28,8 @@ def simple(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object
 
 
 def fast(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object]:
-    return list(gitdiff.iter_commits_fast(repo, commits, max_size=MAX_SIZE))
+    ids = [str(commit.id) for commit in commits]
+    return list(gitdiff.iter_commits_fast(repo, ids, max_size=MAX_SIZE))
 
 
 def every_commit(path: Path) -> tuple[pygit2.Repository, list[pygit2.Commit]]:
@@ -103,15 +105,16 @@ def test_generated_history_is_the_same_item_for_item(generated) -> None:
     assert sum(1 for item in expected if getattr(item, "text", None)) > 400
 
 
-def test_generated_history_takes_the_fast_path_for_plain_commits(generated) -> None:
-    """Not a fallback in disguise: git's output answers every ordinary commit itself."""
+def test_generated_history_takes_the_fast_path_for_plain_commits(generated, monkeypatch) -> None:
+    """Not a fallback in disguise: git's output answers every ordinary commit itself,
+    its author and message included, without libgit2 reading one commit."""
     repo, commits = every_commit(generated)
     plain = [commit for commit in commits if len(commit.parent_ids) == 1][:50]
-    with_git = gitdiff._run_git(repo, plain, str(generated.parent))
-    answered = [
-        gitdiff._commit_items(repo, c, d, MAX_SIZE) for c, d in zip(plain, with_git, strict=True)
-    ]
-    assert all(items is not None for items in answered)
+    expected = simple(repo, plain)
+    looked_up: list[str] = []
+    monkeypatch.setattr(gitdiff, "_commit", lambda _, commit: looked_up.append(commit))
+    assert fast(repo, plain) == expected
+    assert looked_up == []
 
 
 def test_awkward_changes_are_the_same_item_for_item(awkward) -> None:
@@ -124,15 +127,19 @@ def test_awkward_changes_are_the_same_item_for_item(awkward) -> None:
     assert {"binary", "too large", "LFS pointer", "symlink", "submodule"} <= reasons
 
 
-def test_git_sees_content_not_the_work_trees_attributes(awkward, monkeypatch) -> None:
+def test_git_sees_content_not_the_work_trees_attributes(awkward, monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(awkward.path)  # where the .gitattributes file is
     repo, commits = every_commit(awkward.path)
     kinds = next(c for c in commits if c.message == "many kinds of file\n")
-    (diff,) = gitdiff._run_git(repo, [kinds], str(awkward.path.parent))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    command, env = git_command(repo.path, str(scratch))
+    stdin = f"{kinds.id}\n".encode()
+    (diff,) = run_diff_tree(command, env, stdin, str(scratch), COMMIT_FORMAT)
     binary = {file.path.decode(): file.binary for file in diff.files}
     assert binary["notes.txt"] is False  # "-diff" would make it binary
     assert binary["blob.dat"] is True  # "diff" would make it text
-    assert gitdiff._commit_items(repo, kinds, diff, MAX_SIZE) is not None
+    assert gitdiff._commit_items(repo, diff, MAX_SIZE) is not None
 
 
 def test_each_commit_alone_is_the_same(awkward) -> None:

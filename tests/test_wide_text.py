@@ -119,7 +119,8 @@ def test_fast_path_matches_the_libgit2_path(history: GitRepo) -> None:
     repo = pygit2.Repository(str(history.path))
     commits = list(select_commits(repo, Selection(all_refs=True)))
     simple = [item for c in commits for item in iter_walked_commit(repo, c, max_size=1 << 20)]
-    assert list(gitdiff.iter_commits_fast(repo, commits, max_size=1 << 20)) == simple
+    ids = [str(commit.id) for commit in commits]
+    assert list(gitdiff.iter_commits_fast(repo, ids, max_size=1 << 20)) == simple
     texts = [getattr(item, "text", "") for item in simple]
     assert sum(KEY in text for text in texts) == len(EXPECTED)
     assert not any("\0" in text for text in texts)

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, TypeVar
 
-from spillguard.errors import ExitCode, SpillguardError
+from spillguard.errors import ExitCode, SpillguardError, missing_object
 from spillguard.report import FORMATS
 
 if TYPE_CHECKING:
@@ -442,10 +442,7 @@ def _missing_object(error: Exception) -> str | None:
     pygit2 = sys.modules.get("pygit2")  # not loaded: the error cannot be one of its own
     if pygit2 is None or not isinstance(error, pygit2.NotFoundError):
         return None
-    return (
-        f"object {str(error).strip(chr(39))} is missing from the repository "
-        "(is it corrupt, or a partial clone?)"
-    )
+    return missing_object(str(error).strip(chr(39)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

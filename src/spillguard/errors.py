@@ -39,10 +39,9 @@ class GitError(SpillguardError):
     exit_code = ExitCode.RUNTIME
 
 
-class ScanError(SpillguardError):
-    """The scan could not complete (a budget, a cap, an unreadable input)."""
-
-    exit_code = ExitCode.RUNTIME
+def missing_object(object_id: str) -> str:
+    """What to tell the user when git's object store lacks an object a scan needs."""
+    return f"object {object_id} is missing from the repository (is it corrupt, or a partial clone?)"
 
 
 class SyncError(SpillguardError):

@@ -166,7 +166,7 @@ def _commit_items(
     max_size = config.max_file_size
     if usable(repo):
         refs = {str(each.commit.id): each.ref for each in kept}
-        commits = [each.commit for each in kept]
+        commits = [str(each.commit.id) for each in kept]
         yield from iter_commits_fast(repo, commits, max_size=max_size, refs=refs)
         return
     for each in kept:

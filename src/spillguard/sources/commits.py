@@ -22,7 +22,6 @@ so its lines and line numbers are the text's, not its bytes'.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -31,7 +30,7 @@ from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 from spillguard import git
 from spillguard.decode import as_utf8, wide_encoding
 from spillguard.models import CommitInfo, CommitWalked, Skipped
-from spillguard.sources.diffparse import fragments
+from spillguard.sources.diffparse import commit_info_from, fragments
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -51,13 +50,8 @@ _NOTHING_ADDED = frozenset({DeltaStatus.DELETED, DeltaStatus.CONFLICTED})
 def commit_info(commit: pygit2.Commit) -> CommitInfo:
     """Who and when: the author and the author date in ISO 8601 UTC."""
     author = commit.author
-    when = dt.datetime.fromtimestamp(author.time, tz=dt.timezone.utc)
-    return CommitInfo(
-        id=str(commit.id),
-        author=author.raw_name.decode("utf-8", "replace"),
-        email=author.raw_email.decode("utf-8", "replace"),
-        date=when.isoformat().replace("+00:00", "Z"),
-        message=commit.raw_message.decode("utf-8", "replace"),
+    return commit_info_from(
+        str(commit.id), author.raw_name, author.raw_email, author.time, commit.raw_message
     )
 
 

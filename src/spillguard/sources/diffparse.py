@@ -2,14 +2,18 @@
 
 ``git diff-tree --raw --patch`` output becomes, per commit (or per pair of trees),
 its raw entries (modes, blob ids, status, path) and the lines each file adds, by
-new line number. History scans (``sources.gitdiff``) and the pre-commit fast path
-(``sources.staged_cli``) build their fragments from it; ``fragments`` is shared
-with the libgit2 path so both cut added lines into fragments the same way.
+new line number; with ``COMMIT_FORMAT``, each commit's author, date, message and
+parent count come from the same output, so no commit is looked up twice. History
+scans (``sources.gitdiff``) and the pre-commit fast path (``sources.staged_cli``)
+build their fragments from it; ``fragments`` is shared with the libgit2 path so
+both cut added lines into fragments the same way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import datetime as dt
 import os
 import re
 import subprocess
@@ -17,13 +21,11 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from spillguard.decode import decode
-from spillguard.errors import GitError
-from spillguard.models import Fragment
+from spillguard.errors import GitError, missing_object
+from spillguard.models import CommitInfo, Fragment
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
-
-    from spillguard.models import CommitInfo
 
 DIFF_TREE = (
     "diff-tree",
@@ -46,6 +48,12 @@ DIFF_TREE = (
     "--diff-algorithm=myers",
     "--no-indent-heuristic",
 )
+#: A commit's header in ``git diff-tree --stdin`` output: NUL-separated fields after a
+#: NUL, which starts no line of a diff: id and parent ids, the ``encoding`` header,
+#: author name, email and time, and the raw message (which may span lines).
+COMMIT_FORMAT = "--format=%x00%H %P%x00%e%x00%an%x00%ae%x00%at%x00%B%x00"
+_HEADER_NULS = COMMIT_FORMAT.count("%x00")
+_UNREADABLE = re.compile(r"fatal: unable to read ([0-9a-f]+)")
 _HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 # A commit's id, or the two tree ids of a pair of trees, on a line of its own.
 _COMMIT_HEADER = re.compile(
@@ -74,6 +82,10 @@ class FileDiff:
 @dataclasses.dataclass(slots=True)
 class CommitDiff:
     commit: str
+    #: From a ``COMMIT_FORMAT`` header; None without one, or when the commit names an
+    #: encoding (git re-encodes its text, libgit2 does not: look the commit up).
+    info: CommitInfo | None = None
+    parents: int = 1
     files: list[FileDiff] = dataclasses.field(default_factory=list)
     sections: int = 0
     #: A type change's patch comes in two sections (deletion, then creation) for one entry.
@@ -119,7 +131,9 @@ def _read_hunk(
     last = None
     nul = False
     while minus > 0 or plus > 0:
-        line = next(lines)
+        line = next(lines, b"")
+        if not line:
+            raise GitError("git diff-tree: a hunk ends early")
         tag = line[0]
         if tag == _PLUS:
             nul = nul or b"\0" in line
@@ -168,6 +182,10 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
             continue
         if tag == b"\\":
             _no_newline(added, last)
+        elif tag == b"\0":
+            if current.commit:
+                yield current
+            current = _commit_header(line, lines)
         elif len(line) in _HEADER_LENGTHS and (header := _COMMIT_HEADER.fullmatch(line)):
             if current.commit:
                 yield current
@@ -177,6 +195,36 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
         last = None
     if current.commit:
         yield current
+
+
+def _commit_header(line: bytes, lines: Iterator[bytes]) -> CommitDiff:
+    """A ``COMMIT_FORMAT`` header that starts on ``line`` (its message may span more)."""
+    header = [line]
+    count = line.count(b"\0")
+    while count < _HEADER_NULS:
+        more = next(lines, None)
+        if more is None:
+            raise GitError("git diff-tree: a commit header ends early")
+        header.append(more)
+        count += more.count(b"\0")
+    ids, encoding, name, email, when, message, _ = b"".join(header)[1:].split(b"\0")
+    commit, *parents = ids.decode().split(" ")
+    info = None if encoding else commit_info_from(commit, name, email, int(when), message)
+    return CommitDiff(commit=commit, info=info, parents=len([p for p in parents if p]))
+
+
+def commit_info_from(
+    commit: str, name: bytes, email: bytes, when: int, message: bytes
+) -> CommitInfo:
+    """Who and when, as reports show them: the author date in ISO 8601 UTC."""
+    date = dt.datetime.fromtimestamp(when, tz=dt.timezone.utc)
+    return CommitInfo(
+        id=commit,
+        author=name.decode("utf-8", "replace"),
+        email=email.decode("utf-8", "replace"),
+        date=date.isoformat().replace("+00:00", "Z"),
+        message=message.decode("utf-8", "replace"),
+    )
 
 
 def _section_line(
@@ -250,25 +298,37 @@ def run_diff_tree(
 ) -> Iterator[CommitDiff]:
     """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed.
 
-    The ids and git's messages go through files in ``scratch``, so neither pipe can
-    fill up while the other is read.
+    git writes to a file in ``scratch``, read once git is done: through a pipe, git's
+    small writes and the reader's wake-ups cost more system time than the reading,
+    and a scan running one git per core gains nothing from reading as git writes.
     """
-    ids, errors = Path(scratch, "ids"), Path(scratch, "errors")
+    ids, errors, diffs = Path(scratch, "ids"), Path(scratch, "errors"), Path(scratch, "diffs")
     ids.write_bytes(stdin)
-    with ids.open("rb") as given, errors.open("wb") as told:
-        process = subprocess.Popen(
-            [*command, *DIFF_TREE, *options],
-            stdin=given,
-            stdout=subprocess.PIPE,
-            stderr=told,
-            env=env,
-        )
-    with process:
-        if process.stdout is not None:
-            yield from parse(process.stdout)
-    if process.returncode != 0:
-        lines = errors.read_bytes().decode(errors="replace").strip().splitlines()
-        raise GitError(f"git diff-tree failed: {lines[-1] if lines else process.returncode}")
+    with ids.open("rb") as given, errors.open("wb") as told, diffs.open("w+b") as output:
+        code = subprocess.run(  # noqa: PLW1510 - the code is checked below, with git's words
+            [*command, *DIFF_TREE, *options], stdin=given, stdout=output, stderr=told, env=env
+        ).returncode
+        output.seek(0)
+        if code == 0:
+            yield from parse(output)
+            return
+        # What git finished before it failed still counts (a push keeps those findings);
+        # the last commit it began may be cut short.
+        complete = None
+        with contextlib.suppress(GitError):  # git's own message says more
+            for diff in parse(output):
+                if complete is not None:
+                    yield complete
+                complete = diff
+        raise GitError(_failure(errors.read_bytes(), code))
+
+
+def _failure(told: bytes, code: int) -> str:
+    """git's last word, or the message every scan gives for an object that is missing."""
+    lines = told.decode(errors="replace").strip().splitlines()
+    last = lines[-1] if lines else str(code)
+    unreadable = _UNREADABLE.fullmatch(last)
+    return missing_object(unreadable.group(1)) if unreadable else f"git diff-tree failed: {last}"
 
 
 def fragments(

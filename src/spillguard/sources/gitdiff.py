@@ -34,7 +34,13 @@ from spillguard.decode import LFS_POINTER_LIMIT
 from spillguard.errors import GitError
 from spillguard.models import CommitWalked, Skipped
 from spillguard.sources.commits import commit_info, iter_walked_commit, text_added
-from spillguard.sources.diffparse import REGULAR_MODES, fragments, git_command, run_diff_tree
+from spillguard.sources.diffparse import (
+    COMMIT_FORMAT,
+    REGULAR_MODES,
+    fragments,
+    git_command,
+    run_diff_tree,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -57,46 +63,42 @@ def usable(repo: pygit2.Repository) -> bool:
 
 def iter_commits_fast(
     repo: pygit2.Repository,
-    commits: Sequence[pygit2.Commit],
+    commits: Sequence[str],
     *,
     max_size: int,
     refs: Mapping[str, str] | None = None,
 ) -> Source:
-    """The items of each commit, in order, as ``iter_walked_commit`` would yield them;
-    ``refs`` names the ref each commit's fragments come with (a push's)."""
-    plain = [commit for commit in commits if len(commit.parent_ids) <= 1]
+    """The items of each commit (ids), in order, as ``iter_walked_commit`` would yield
+    them; ``refs`` names the ref each commit's fragments come with (a push's).
+
+    git diffs every commit; a merge (git shows it no diff) and every commit git's
+    diff could get wrong take the libgit2 path, the only ones libgit2 reads.
+    """
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
-        diffs = _run_git(repo, plain, scratch)
+        command, env = git_command(repo.path, scratch)
+        ids = "".join(f"{commit}\n" for commit in commits).encode()
+        diffs = run_diff_tree(command, env, ids, scratch, COMMIT_FORMAT)
         for commit in commits:
-            ref = None if refs is None else refs.get(str(commit.id))
-            if len(commit.parent_ids) > 1:
-                yield from iter_walked_commit(repo, commit, max_size=max_size, ref=ref)
-                continue
+            ref = None if refs is None else refs.get(commit)
             diff = next(diffs, None)
-            if diff is None or diff.commit != str(commit.id):
-                raise GitError(f"git diff-tree lost its place at commit {commit.id}")
-            items = _commit_items(repo, commit, diff, max_size, ref)
+            if diff is None or diff.commit != commit:
+                raise GitError(f"git diff-tree lost its place at commit {commit}")
+            items = None if diff.parents > 1 else _commit_items(repo, diff, max_size, ref)
             if items is None:
-                yield from iter_walked_commit(repo, commit, max_size=max_size, ref=ref)
+                yield from iter_walked_commit(
+                    repo, _commit(repo, commit), max_size=max_size, ref=ref
+                )
             else:
-                yield CommitWalked(commit=str(commit.id))
+                yield CommitWalked(commit=commit)
                 yield from items
 
 
-def _run_git(
-    repo: pygit2.Repository, commits: Sequence[pygit2.Commit], scratch: str
-) -> Iterator[CommitDiff]:
-    command, env = git_command(repo.path, scratch)
-    ids = b"".join(b"%s\n" % str(commit.id).encode() for commit in commits)
-    return run_diff_tree(command, env, ids, scratch)
+def _commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit:
+    return repo[commit].peel(pygit2.Commit)
 
 
 def _commit_items(
-    repo: pygit2.Repository,
-    commit: pygit2.Commit,
-    diff: CommitDiff,
-    max_size: int,
-    ref: str | None = None,
+    repo: pygit2.Repository, diff: CommitDiff, max_size: int, ref: str | None = None
 ) -> list[SourceItem] | None:
     """The commit's items, or None when only the simple path gives the exact answer."""
     statuses = {file.status for file in diff.files}
@@ -104,7 +106,7 @@ def _commit_items(
         return None  # possible renames or type changes
     if diff.sections != len(diff.files):
         return None
-    info = commit_info(commit)
+    info = diff.info or commit_info(_commit(repo, diff.commit))
     items: list[SourceItem] = []
     for file in diff.files:
         if file.status == "D":
@@ -152,9 +154,10 @@ def _exact_added(repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid) ->
 
 def iter_commit_chunk(repo: pygit2.Repository, commits: Sequence[str], *, max_size: int) -> Source:
     """The items of these commits (ids, in this order): git's fast path wherever it is exact."""
-    objects = [repo[commit].peel(pygit2.Commit) for commit in commits]
     if usable(repo):
-        return iter_commits_fast(repo, objects, max_size=max_size)
+        return iter_commits_fast(repo, commits, max_size=max_size)
     return (
-        item for commit in objects for item in iter_walked_commit(repo, commit, max_size=max_size)
+        item
+        for commit in commits
+        for item in iter_walked_commit(repo, _commit(repo, commit), max_size=max_size)
     )

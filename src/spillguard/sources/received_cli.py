@@ -10,7 +10,6 @@ against the first parent, and a merge adds only the lines no parent had.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +17,7 @@ from spillguard.decode import decode, is_binary, is_lfs_pointer
 from spillguard.errors import GitError
 from spillguard.git import is_zero_id
 from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
+from spillguard.sources.diffparse import commit_info_from
 from spillguard.sources.staged_cli import empty_tree_id, read_tree_change, run_git
 
 if TYPE_CHECKING:
@@ -88,14 +88,7 @@ def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
     details = {}
     for record in output.split(b"\0\1")[:-1]:
         commit, tree, parents, name, email, when, message = record.lstrip(b"\n").split(b"\0")
-        date = dt.datetime.fromtimestamp(int(when), tz=dt.timezone.utc)
-        info = CommitInfo(
-            id=commit.decode(),
-            author=name.decode("utf-8", "replace"),
-            email=email.decode("utf-8", "replace"),
-            date=date.isoformat().replace("+00:00", "Z"),
-            message=message.decode("utf-8", "replace"),
-        )
+        info = commit_info_from(commit.decode(), name, email, int(when), message)
         details[info.id] = CliCommit(
             info=info, tree=tree.decode(), parents=tuple(parents.decode().split()), ref=None
         )
