@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import math
 import os
 import signal
@@ -38,12 +39,17 @@ if TYPE_CHECKING:
     from spillguard.models import Finding, RuleSet, ScanResult
     from spillguard.progress import Progress
 
-#: Commits per chunk: small enough to share work evenly, large enough that one
-#: git process per chunk costs nothing worth measuring.
+#: Commits per chunk. Each chunk costs a git process (~10 ms of CPU), so chunks are
+#: as large as load balance allows: each is the workers' share of what is left
+#: (guided scheduling), so the first are large and the last few small, and no worker
+#: waits long for another at the end. Bounded both ways: one git process per few
+#: commits costs more than it balances, and a chunk's results are held until the
+#: chunks before it are done.
 MIN_CHUNK = 64
-MAX_CHUNK = 1000
-#: Chunks per worker, so a slow chunk does not leave the other cores idle.
-CHUNKS_PER_JOB = 8
+MAX_CHUNK = 4000
+#: The smallest chunk of a large scan, as a share of its commits, at most LAST_CHUNK.
+LAST_SHARE = 32
+LAST_CHUNK = 512
 #: Workers per CPU at most, whatever ``--jobs`` asks: more only wait for a core, and
 #: each one is a forked process.
 MAX_JOBS_PER_CPU = 4
@@ -75,9 +81,15 @@ def worker_count(requested: int, parts: int) -> int:
 
 
 def chunks(commits: Sequence[str], jobs: int) -> list[Sequence[str]]:
-    size = math.ceil(len(commits) / (jobs * CHUNKS_PER_JOB)) if commits else 1
-    size = min(MAX_CHUNK, max(MIN_CHUNK, size))
-    return [commits[start : start + size] for start in range(0, len(commits), size)]
+    """The commits, in order, cut in chunks of the workers' share of what is left."""
+    smallest = max(MIN_CHUNK, min(LAST_CHUNK, math.ceil(len(commits) / LAST_SHARE)))
+    parts = []
+    start = 0
+    while start < len(commits):
+        size = min(MAX_CHUNK, max(smallest, math.ceil((len(commits) - start) / jobs)))
+        parts.append(commits[start : start + size])
+        start += size
+    return parts
 
 
 @functools.cache
@@ -117,6 +129,9 @@ def _pool(job: _Job, parts: Sequence[Sequence[str]], jobs: int) -> Iterator[Iter
 
     global _job  # noqa: PLW0603 - handed to the forked workers, see _job
     _job = job
+    # Out of the collector's sight, the parent's objects are not written to by a
+    # worker's collections, so their pages stay shared instead of being copied.
+    gc.freeze()
     executor = ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=multiprocessing.get_context("fork"),
@@ -126,6 +141,7 @@ def _pool(job: _Job, parts: Sequence[Sequence[str]], jobs: int) -> Iterator[Iter
         yield executor.map(_worker, parts)
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
         _job = None
 
 
