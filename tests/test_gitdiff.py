@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 MAX_SIZE = 4096
 KEY = expand("AKIA{rand:A2:16}", "gitdiff")
 LFS = "version https://git-lfs.github.com/spec/v1\noid sha256:{}\nsize 12345\n"
+EXT_LFS = (
+    "version https://git-lfs.github.com/spec/v1\next-0-foo sha256:{}\n"
+    "oid sha256:{}\nsize 12345\n"
+)
 
 
 def simple(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object]:
@@ -63,6 +67,9 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     repo.write("empty.txt", "")
     repo.write("big.log", "x" * MAX_SIZE + f"\n{KEY}\n")
     repo.write("pointer.bin", LFS.format("a" * 64))
+    repo.write("ext-pointer.bin", EXT_LFS.format("c" * 64, "d" * 64))
+    repo.write("grows.txt", f"key = '{KEY}'\n")
+    repo.write("sizes.txt", "sizes:\n")
     repo.write("with space/ünïcödé.py", f"key = '{KEY}'\n")
     repo.write("image.png", b"\x89PNG\r\n\x1a\n\0\0\0" + KEY.encode())
     repo.commit("many kinds of file")
@@ -72,6 +79,12 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     repo.write("image.png", f"now text {KEY}\n")
     repo.write("pointer.bin", LFS.format("b" * 64))
     repo.write("big.log", "y" * MAX_SIZE + f"\n{KEY}\n")
+    # only a line removed: nothing added, still a pointer
+    repo.write("ext-pointer.bin", LFS.format("d" * 64))
+    # text that grows past the limit, and text exactly at it
+    repo.write("grows.txt", f"key = '{KEY}'\n" + "z" * MAX_SIZE + "\n")
+    at_limit = f"sizes:\nsize 12 key = '{KEY}'\n"
+    repo.write("sizes.txt", at_limit + "s" * (MAX_SIZE - len(at_limit) - 1) + "\n")
     repo.commit("binary to text, pointer and big file changed")
     (repo.path / "app.py").chmod(0o755)
     repo.commit("mode only")
@@ -125,6 +138,10 @@ def test_awkward_changes_are_the_same_item_for_item(awkward) -> None:
     assert {"no-eol.py", "crlf.ini", "notes.txt", "side.py", "with space/ünïcödé.py"} <= paths
     reasons = {getattr(item, "reason", None) for item in expected}
     assert {"binary", "too large", "LFS pointer", "symlink", "submodule"} <= reasons
+    skipped = {(item.path, item.reason) for item in expected if hasattr(item, "reason")}
+    assert {("ext-pointer.bin", "LFS pointer"), ("grows.txt", "too large")} <= skipped
+    texts = [item.text for item in expected if getattr(item, "path", "") == "sizes.txt"]
+    assert any(KEY in text for text in texts)  # exactly at the limit: scanned
 
 
 def test_git_sees_content_not_the_work_trees_attributes(awkward, monkeypatch, tmp_path) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pygit2
 from pygit2.enums import FileMode, RepositoryOpenFlag
 
-from spillguard.decode import decode, is_binary, is_lfs_pointer
+from spillguard.decode import LFS_POINTER_LIMIT, decode, is_binary, is_lfs_pointer
 from spillguard.errors import GitError, UsageError
 from spillguard.models import Fragment, Skipped
 
@@ -185,6 +185,13 @@ def skip_reason(
     if is_lfs_pointer(data):
         return "LFS pointer", b""
     return None, data
+
+
+def is_lfs_pointer_blob(repo: pygit2.Repository, object_id: pygit2.Oid) -> bool:
+    """Whether the blob is a Git LFS pointer file, read only when it is small enough."""
+    if repo.odb.read_header(object_id)[1] >= LFS_POINTER_LIMIT:
+        return False
+    return is_lfs_pointer(repo.odb.read(object_id)[1])
 
 
 def blob_fragment(

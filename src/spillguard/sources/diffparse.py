@@ -39,6 +39,8 @@ DIFF_TREE = (
     "--unified=1",
     "--inter-hunk-context=0",
     "--no-renames",
+    # A deleted file adds nothing: its header, without every line it had.
+    "--irreversible-delete",
     "--no-abbrev",
     "-r",
     "--root",
@@ -258,14 +260,16 @@ def _next_section(current: CommitDiff) -> dict[int, bytes]:
 
 
 def git_command(
-    git_dir: str, scratch: str, empty_tree: str = EMPTY_TREE
+    git_dir: str, scratch: str, empty_tree: str = EMPTY_TREE, *, max_size: int | None = None
 ) -> tuple[list[str], dict[str, str]]:
     """git, run so that nothing but the blobs' content shapes its diffs.
 
     ``scratch`` is an empty directory: the working directory, the work tree and
     the (absent) index, so no ``.gitattributes`` applies; attribute files, replace
     refs and diff drivers are switched off too. ``empty_tree`` is the repository's
-    empty tree id (it differs in SHA-256 repositories).
+    empty tree id (it differs in SHA-256 repositories). With ``max_size``, git calls
+    a file over that size binary, as it does files over ``core.bigFileThreshold``:
+    a text diff from git then proves the file is small enough to scan.
     """
     command = [
         "git",
@@ -282,6 +286,8 @@ def git_command(
         "-c",
         "core.quotePath=false",
     ]
+    if max_size is not None:
+        command += ["-c", f"core.bigFileThreshold={max_size}"]
     env = dict(os.environ)
     env.update(
         GIT_INDEX_FILE=str(Path(scratch, "index")),

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from spillguard import git
-from spillguard.decode import LFS_POINTER_LIMIT
 from spillguard.errors import GitError
 from spillguard.models import CommitWalked, Skipped
 from spillguard.sources.commits import commit_info, iter_walked_commit, text_added
@@ -41,6 +40,9 @@ from spillguard.sources.diffparse import (
     git_command,
     run_diff_tree,
 )
+
+#: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
+_POINTER_LINES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size ")
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -75,7 +77,7 @@ def iter_commits_fast(
     diff could get wrong take the libgit2 path, the only ones libgit2 reads.
     """
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
-        command, env = git_command(repo.path, scratch)
+        command, env = git_command(repo.path, scratch, max_size=max_size)
         ids = "".join(f"{commit}\n" for commit in commits).encode()
         diffs = run_diff_tree(command, env, ids, scratch, COMMIT_FORMAT)
         for commit in commits:
@@ -131,19 +133,27 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     ref: str | None,
 ) -> Iterator[SourceItem]:
     new_id = pygit2.Oid(hex=file.new_id)
-    regular = file.new_mode in REGULAR_MODES
-    size = repo.odb.read_header(new_id)[1] if regular else 0
     # A NUL in a changed line may be UTF-16/32 text, which git splits on bytes.
     libgit2 = file.binary or file.nul or file.old_id == file.new_id
-    exact = not regular or size < LFS_POINTER_LIMIT or libgit2
-    if exact or size > max_size:
+    if libgit2 or file.new_mode not in REGULAR_MODES:
         reason, _ = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
             yield Skipped(path=path, reason=reason, commit=info.id)
             return
+    elif _may_be_lfs_pointer(file.added) and git.is_lfs_pointer_blob(repo, new_id):
+        # git diffed it as text with core.bigFileThreshold at max_size: neither too
+        # large nor binary, so only a pointer file could be left out.
+        yield Skipped(path=path, reason="LFS pointer", commit=info.id)
+        return
     added = _exact_added(repo, file, new_id) if libgit2 else file.added
     if added:
         yield from fragments(path, added, info, ref)
+
+
+def _may_be_lfs_pointer(added: Mapping[int, bytes]) -> bool:
+    """False when an added line could not be a line of an LFS pointer file; no line
+    added (only removed) proves nothing."""
+    return all(line.startswith(_POINTER_LINES) for line in added.values())
 
 
 def _exact_added(repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid) -> dict[int, bytes]:
