@@ -88,3 +88,20 @@ def test_rules_command_lists_every_builtin_rule_in_order(capsys) -> None:
     assert main(["rules"]) == 0
     text = capsys.readouterr().out
     assert all(rule.name in text for rule in builtin_rules())
+
+
+@pytest.mark.parametrize(
+    ("name", "word", "longest"),
+    [("GENERIC_TOKEN", "integration_token", 60), ("GENERIC_API_KEY", "subscription_key", 60)],
+)
+def test_a_long_name_is_matched_from_its_start_up_to_the_rules_reach(
+    scanner: Scanner, name: str, word: str, longest: int
+) -> None:
+    """The lookahead that lets these rules give up early must not cut a name short:
+    the whole name is the match when its keyword ends it within the rule's reach."""
+    value = expand("{rand:Aa0:40}", name)
+    for length in (0, longest):
+        line = f"{'a' * length}{word} = '{value}'"
+        assert findings_of(scanner, line) == [(name, 1, line[: line.rindex("'")])]
+    # One character more and the pattern cannot start at the name: no finding.
+    assert findings_of(scanner, f"{'a' * (longest + 1)}{word} = '{value}'") == []
