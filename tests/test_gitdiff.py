@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pygit2
 import pytest
 
+from spillguard.models import Fragment
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit
 from spillguard.sources.diffparse import COMMIT_FORMAT, git_command, run_diff_tree
@@ -22,8 +23,7 @@ MAX_SIZE = 4096
 KEY = expand("AKIA{rand:A2:16}", "gitdiff")
 LFS = "version https://git-lfs.github.com/spec/v1\noid sha256:{}\nsize 12345\n"
 EXT_LFS = (
-    "version https://git-lfs.github.com/spec/v1\next-0-foo sha256:{}\n"
-    "oid sha256:{}\nsize 12345\n"
+    "version https://git-lfs.github.com/spec/v1\next-0-foo sha256:{}\noid sha256:{}\nsize 12345\n"
 )
 
 
@@ -67,9 +67,12 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     repo.write("empty.txt", "")
     repo.write("big.log", "x" * MAX_SIZE + f"\n{KEY}\n")
     repo.write("pointer.bin", LFS.format("a" * 64))
-    repo.write("ext-pointer.bin", EXT_LFS.format("c" * 64, "d" * 64))
-    repo.write("grows.txt", f"key = '{KEY}'\n")
-    repo.write("sizes.txt", "sizes:\n")
+    for name, text in {
+        "ext-pointer.bin": EXT_LFS.format("c" * 64, "d" * 64),
+        "grows.txt": f"key = '{KEY}'\n",
+        "sizes.txt": "sizes:\n",
+    }.items():
+        repo.write(name, text)
     repo.write("with space/ünïcödé.py", f"key = '{KEY}'\n")
     repo.write("image.png", b"\x89PNG\r\n\x1a\n\0\0\0" + KEY.encode())
     repo.commit("many kinds of file")
@@ -79,12 +82,13 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     repo.write("image.png", f"now text {KEY}\n")
     repo.write("pointer.bin", LFS.format("b" * 64))
     repo.write("big.log", "y" * MAX_SIZE + f"\n{KEY}\n")
-    # only a line removed: nothing added, still a pointer
-    repo.write("ext-pointer.bin", LFS.format("d" * 64))
-    # text that grows past the limit, and text exactly at it
-    repo.write("grows.txt", f"key = '{KEY}'\n" + "z" * MAX_SIZE + "\n")
     at_limit = f"sizes:\nsize 12 key = '{KEY}'\n"
-    repo.write("sizes.txt", at_limit + "s" * (MAX_SIZE - len(at_limit) - 1) + "\n")
+    for name, text in {
+        "ext-pointer.bin": LFS.format("d" * 64),  # a line removed, none added: a pointer
+        "grows.txt": f"key = '{KEY}'\n" + "z" * MAX_SIZE + "\n",  # text past the limit
+        "sizes.txt": at_limit + "s" * (MAX_SIZE - len(at_limit) - 1) + "\n",  # at it
+    }.items():
+        repo.write(name, text)
     repo.commit("binary to text, pointer and big file changed")
     (repo.path / "app.py").chmod(0o755)
     repo.commit("mode only")
@@ -189,3 +193,67 @@ def test_without_git_on_path_the_simple_path_does_it_all(awkward, tmp_path) -> N
         ids = [str(commit.id) for commit in commits]
         chunk = list(gitdiff.iter_commit_chunk(repo, ids, max_size=MAX_SIZE))
     assert chunk == simple(repo, commits)
+
+
+@pytest.fixture(scope="module")
+def merges(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    """Merges of every kind: clean, resolved, octopus, and one that renames a file."""
+    repo = GitRepo(tmp_path_factory.mktemp("merges") / "repo")
+    repo.write("shared.py", "a = 1\nb = 2\nc = 3\n")
+    repo.write("moved.py", "m = 1\n")
+    repo.commit("root")
+    for name in ("one", "two", "three"):
+        repo.git("checkout", "-q", "-b", name, "main")
+        repo.write(f"{name}.py", f"{name} = '{KEY}'\n")
+        repo.write("shared.py", f"a = 1\nb = '{name} {KEY}'\nc = 3\n")
+        repo.commit(f"{name} on its branch")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "one", "-m", "clean merge of one")
+    repo.git("merge", "-q", "two", "-m", "conflicted", check=False)
+    repo.write("shared.py", f"a = 1\nb = 'both {KEY}'\nresolved = '{KEY}'\nc = 3\n")
+    repo.commit("merge of two, resolved by hand")
+    for name in ("four", "five"):
+        repo.git("checkout", "-q", "-b", name, "main~1")
+        repo.write(f"{name}.py", f"{name} = '{KEY}'\n")
+        repo.commit(name)
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "four", "five", "-m", "octopus")
+    repo.git("checkout", "-q", "-b", "mover", "main")
+    repo.git("mv", "moved.py", "renamed.py")
+    repo.commit("rename on a branch")
+    repo.git("checkout", "-q", "main")
+    repo.write("main.py", "main = 1\n")
+    repo.commit("main goes on")
+    repo.git("merge", "-q", "--no-ff", "mover", "-m", "merge brings a rename")
+    return repo
+
+
+def test_merges_are_the_same_item_for_item_and_mostly_git_s(merges, monkeypatch) -> None:
+    repo, commits = every_commit(merges.path)
+    expected = simple(repo, commits)
+    assert fast(repo, commits) == expected
+    by_merges = {
+        (item.commit.message.split("\n")[0], item.text)
+        for item in expected
+        if isinstance(item, Fragment) and item.commit and item.commit.message.startswith("merge")
+    }
+    # a resolution is the merge's own; what a branch brought in is its commits'
+    resolution = f"b = 'both {KEY}'\nresolved = '{KEY}'\n"
+    assert by_merges == {("merge of two, resolved by hand", resolution)}
+    walked: list[str] = []
+    original = gitdiff.iter_walked_commit
+
+    def recording(repo: pygit2.Repository, commit: pygit2.Commit, **options: object) -> object:
+        walked.append(commit.message)
+        return original(repo, commit, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitdiff, "iter_walked_commit", recording)
+    assert fast(repo, commits) == expected
+    # libgit2 pairs renames, so commits with one take its path; the other merges do not
+    assert walked == ["merge brings a rename\n", "rename on a branch\n"]
+
+
+def test_merges_with_an_older_git_take_the_libgit2_path(merges, monkeypatch) -> None:
+    repo, commits = every_commit(merges.path)
+    monkeypatch.setattr(gitdiff, "merges_first_parent", lambda: False)
+    assert fast(repo, commits) == simple(repo, commits)

@@ -71,6 +71,7 @@ def decode(data: bytes) -> str:
         # A malformed unit (an odd last byte) must not stop the scan of the rest.
         return data.decode(codec, "replace")
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8")  # the C codec: "utf-8-sig" is a Python wrapper
     except UnicodeDecodeError:
         return data.decode("latin-1")
+    return text.removeprefix("\ufeff")  # as "utf-8-sig" reads it

@@ -104,7 +104,7 @@ def _added_by_file(
         if delta.status in _NOTHING_ADDED:
             continue
         new = delta.new_file
-        if any(_same_blob(tree, new.path, new.id) for tree in others):
+        if any(same_blob(tree, new.path, new.id) for tree in others):
             continue  # a merge that took this file from another parent adds nothing here
         reason, data = git.skip_reason(repo, new.id, new.mode, max_size)
         if reason is not None:
@@ -120,7 +120,7 @@ def _added_by_file(
             old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
             added = text_added(old, data)
         for tree in others:
-            added = _also_added_against(repo, tree, new.path, new.id, added)
+            added = also_added_against(repo, tree, new.path, new.id, added)
         if added:
             yield new.path, added
 
@@ -143,7 +143,7 @@ def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object | None:
         return None
 
 
-def _same_blob(tree: pygit2.Tree, path: str, object_id: pygit2.Oid) -> bool:
+def same_blob(tree: pygit2.Tree, path: str, object_id: pygit2.Oid) -> bool:
     entry = _entry(tree, path)
     return entry is not None and entry.id == object_id
 
@@ -179,7 +179,7 @@ def text_added(old: bytes | None, new: bytes) -> AddedLines:
     return _patch_added(pygit2.Patch.create_from(old, new, flag=DIFF_FLAGS, context_lines=0))
 
 
-def _also_added_against(
+def also_added_against(
     repo: pygit2.Repository,
     tree: pygit2.Tree,
     path: str,

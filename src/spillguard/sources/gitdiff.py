@@ -3,11 +3,14 @@
 git produces the diffs of many commits several times faster than libgit2 does. This
 module runs one ``git diff-tree --stdin`` over a batch of commits and turns its
 output into exactly the Fragments and Skipped items that ``sources.commits`` yields
-for each commit. Wherever git's view could differ from libgit2's, the commit (or the
+for each commit. A merge is diffed against its first parent, as the simple path
+does; libgit2 then only looks its other parents' versions of the changed files up
+(a file one of them has as it is adds nothing, and otherwise only lines new to each
+of them count). Wherever git's view could differ from libgit2's, the commit (or the
 file) goes through ``sources.commits`` instead:
 
-- merges (their combined view), and commits that add and delete files or change a
-  file's type (libgit2 may pair them as renames);
+- commits that add and delete files or change a file's type (libgit2 may pair them
+  as renames), and merges when git is older than 2.31 (no ``--diff-merges``);
 - files git calls binary (``sources.commits`` judges only the new side's content),
   files with a NUL in a changed line (UTF-16/32 text is diffed decoded), and
   mode-only changes;
@@ -16,12 +19,16 @@ file) goes through ``sources.commits`` instead:
 git runs with everything that could colour its diff switched off: no attributes (an
 empty work tree and index, no attribute files), no replace refs, no external diff or
 textconv, the plain Myers algorithm without the indent heuristic, as libgit2 diffs.
-Sizes, LFS pointers, symlinks and submodules are decided by ``git.skip_reason`` on
-the same blobs, in the same order, as the simple path.
+It calls files over the size limit binary (``core.bigFileThreshold``), so a text
+diff from git is of a file that is neither too large nor binary; symlinks,
+submodules and files that might be LFS pointers are decided by libgit2 on the same
+blobs as the simple path.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -32,7 +39,13 @@ import pygit2
 from spillguard import git
 from spillguard.errors import GitError
 from spillguard.models import CommitWalked, Skipped
-from spillguard.sources.commits import commit_info, iter_walked_commit, text_added
+from spillguard.sources.commits import (
+    also_added_against,
+    commit_info,
+    iter_walked_commit,
+    same_blob,
+    text_added,
+)
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
     REGULAR_MODES,
@@ -40,6 +53,7 @@ from spillguard.sources.diffparse import (
     git_command,
     run_diff_tree,
 )
+from spillguard.sources.staged_cli import run_git
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
 _POINTER_LINES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size ")
@@ -73,19 +87,25 @@ def iter_commits_fast(
     """The items of each commit (ids), in order, as ``iter_walked_commit`` would yield
     them; ``refs`` names the ref each commit's fragments come with (a push's).
 
-    git diffs every commit; a merge (git shows it no diff) and every commit git's
-    diff could get wrong take the libgit2 path, the only ones libgit2 reads.
+    git diffs every commit, a merge against its first parent (where git can); libgit2
+    then only looks up a merge's other parents' versions of the files it changed,
+    and takes every commit git's diff could get wrong.
     """
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
         command, env = git_command(repo.path, scratch, max_size=max_size)
         ids = "".join(f"{commit}\n" for commit in commits).encode()
-        diffs = run_diff_tree(command, env, ids, scratch, COMMIT_FORMAT)
+        merges = (MERGES_FIRST_PARENT,) if merges_first_parent() else ()
+        diffs = run_diff_tree(command, env, ids, scratch, COMMIT_FORMAT, *merges)
         for commit in commits:
             ref = None if refs is None else refs.get(commit)
             diff = next(diffs, None)
             if diff is None or diff.commit != commit:
                 raise GitError(f"git diff-tree lost its place at commit {commit}")
-            items = None if diff.parents > 1 else _commit_items(repo, diff, max_size, ref)
+            items = (
+                _commit_items(repo, diff, max_size, ref)
+                if merges or len(diff.parents) < 2
+                else None
+            )
             if items is None:
                 yield from iter_walked_commit(
                     repo, _commit(repo, commit), max_size=max_size, ref=ref
@@ -93,6 +113,18 @@ def iter_commits_fast(
             else:
                 yield CommitWalked(commit=commit)
                 yield from items
+
+
+#: Merges diffed against their first parent (git 2.31 and later).
+MERGES_FIRST_PARENT = "--diff-merges=first-parent"
+_FIRST_PARENT_SINCE = (2, 31)
+
+
+@functools.cache
+def merges_first_parent() -> bool:
+    """Whether this git diffs merges against their first parent (else libgit2 does)."""
+    found = re.search(rb"(\d+)\.(\d+)", run_git("version") or b"")
+    return found is not None and tuple(map(int, found.groups())) >= _FIRST_PARENT_SINCE
 
 
 def _commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit:
@@ -109,6 +141,8 @@ def _commit_items(
     if diff.sections != len(diff.files):
         return None
     info = diff.info or commit_info(_commit(repo, diff.commit))
+    # A merge's lines are its own only where no other parent has them either.
+    others = tuple(_commit(repo, parent).tree for parent in diff.parents[1:])
     items: list[SourceItem] = []
     for file in diff.files:
         if file.status == "D":
@@ -119,7 +153,7 @@ def _commit_items(
             path = file.path.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        items.extend(_file_items(repo, file, path, info, max_size, ref=ref))
+        items.extend(_file_items(repo, file, path, info, max_size, ref=ref, others=others))
     return items
 
 
@@ -131,8 +165,11 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     max_size: int,
     *,
     ref: str | None,
+    others: tuple[pygit2.Tree, ...] = (),
 ) -> Iterator[SourceItem]:
     new_id = pygit2.Oid(hex=file.new_id)
+    if any(same_blob(tree, path, new_id) for tree in others):
+        return  # a merge that took this file from another parent adds nothing here
     # A NUL in a changed line may be UTF-16/32 text, which git splits on bytes.
     libgit2 = file.binary or file.nul or file.old_id == file.new_id
     if libgit2 or file.new_mode not in REGULAR_MODES:
@@ -146,6 +183,8 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
         yield Skipped(path=path, reason="LFS pointer", commit=info.id)
         return
     added = _exact_added(repo, file, new_id) if libgit2 else file.added
+    for tree in others:
+        added = also_added_against(repo, tree, path, new_id, added)
     if added:
         yield from fragments(path, added, info, ref)
 
