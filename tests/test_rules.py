@@ -105,3 +105,12 @@ def test_a_long_name_is_matched_from_its_start_up_to_the_rules_reach(
         assert findings_of(scanner, line) == [(name, 1, line[: line.rindex("'")])]
     # One character more and the pattern cannot start at the name: no finding.
     assert findings_of(scanner, f"{'a' * (longest + 1)}{word} = '{value}'") == []
+
+
+def test_bearer_header_is_found_in_any_case_of_authorization(scanner: Scanner) -> None:
+    """Its keyword is "author": (?i) takes U+0130 for an "i", which lowers to two
+    characters, so a keyword spelling out "authorization" would miss this line."""
+    value = expand("{rand:Aa0:40}", "bearer-case")
+    for header in ("AUTHORIZATION", "Authorization", "AUTHOR\u0130ZATION"):
+        line = f"{header}: Bearer {value}"
+        assert findings_of(scanner, line) == [("BEARER_TOKEN_HEADER", 1, line)]
