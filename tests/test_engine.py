@@ -118,3 +118,14 @@ def test_the_last_lines_newline_is_not_part_of_its_text():
     assert [(f.line, f.text) for f in findings] == [(2, "tok_abc")]
     (finding,) = scan("tok_abc\n", rule("T", r"tok_\w+$"))
     assert finding.text == "tok_abc"
+
+
+def test_a_rule_is_tried_only_on_lines_holding_one_of_its_required_strings():
+    directive = rule(
+        "ENV_SECRET", r"(?i:env)\s+(?P<s>\w{8,})", keywords=("env",), requires=("ENV",)
+    )
+    findings = scan("env abcdefgh1\nENV abcdefgh2\nEnv abcdefgh3 # ENV\n", directive)
+    assert [(f.line, f.match_text) for f in findings] == [
+        (2, "ENV abcdefgh2"),
+        (3, "Env abcdefgh3"),
+    ]

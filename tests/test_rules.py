@@ -77,6 +77,20 @@ def test_keywords_are_lowercase_and_every_match_contains_one() -> None:
             assert any(word in match.group(0).lower() for word in rule.keywords), rule.name
 
 
+def test_every_match_holds_one_of_the_rules_required_strings() -> None:
+    """A rule is not tried on a line without one of its ``requires``: each must be in
+    every match, case and all."""
+    required = [rule for rule in builtin_rules() if rule.requires]
+    assert {rule.name for rule in required} >= {"DIRECTIVE_SECRET", "GENERIC_CONFIG_SECRET"}
+    for spec, rule in zip(TABLE, builtin_rules(), strict=True):
+        if not rule.requires:
+            continue
+        for number, template in enumerate(spec.get("tp", ())):
+            match = compiled(rule).search(expand(template, f"{rule.name}-{number}"))
+            assert match is not None, rule.name
+            assert any(text in match.group(0) for text in rule.requires), rule.name
+
+
 def test_rules_command_lists_every_builtin_rule_in_order(capsys) -> None:
     from spillguard.cli import main
 

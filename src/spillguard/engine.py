@@ -225,6 +225,8 @@ class Scanner:
     def _matches(self, rule: Rule, line: _Line, start: int = 0) -> Iterator[regex.Match[str]]:
         """The rule's acceptable matches on the line from ``start``, in order."""
         subject = line.text
+        if rule.requires and not any(text in subject for text in rule.requires):
+            return
         if rule.lookahead:
             subject = line.whole[line.start : line.end + LOOKAHEAD_CHARS]
         try:

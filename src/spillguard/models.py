@@ -45,6 +45,9 @@ class Rule:
     #: Let the pattern look past the end of the line (a key header and its body);
     #: the match itself must still lie on the line.
     lookahead: bool = False
+    #: Case-sensitive strings one of which every match holds (keywords are lowercase,
+    #: so they cannot say "ENV"): a line without any is not tried. Built-in rules only.
+    requires: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -36,6 +36,7 @@ BUILTIN_RULE: dict[str, schema.Key] = {
     "allow": schema.Key(list, "a list of regular expressions", (), item=str),
     "value_filter": schema.Key(str, '"password" or "reference"', None, ("password", "reference")),
     "lookahead": schema.Key(bool, "true or false", False),
+    "requires": schema.Key(list, "a list of strings", (), item=str),
     # Examples proven by the test suite; ``{rand:CHARSET:N}`` is expanded at test time.
     "tp": schema.Key(list, "a list of strings", (), item=str),
     "fp": schema.Key(list, "a list of strings", (), item=str),
@@ -121,6 +122,7 @@ def _rule(spec: dict[str, Any]) -> Rule:
         allow=allow,
         value_filter=spec.get("value_filter"),
         lookahead=spec.get("lookahead", False),
+        requires=tuple(spec.get("requires", ())),
     )
 
 
