@@ -291,6 +291,9 @@ def git_command(
     ]
     if max_size is not None:
         command += ["-c", f"core.bigFileThreshold={max_size}"]
+        # git's default (96 MiB) per process, a git per worker: on a repacked
+        # repository 67 MB per git, 50 MB with a third of it, at the same speed.
+        command += ["-c", "core.deltaBaseCacheLimit=32m"]
     env = dict(os.environ)
     env.update(
         GIT_INDEX_FILE=str(Path(scratch, "index")),
