@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -257,3 +258,43 @@ def test_merges_with_an_older_git_take_the_libgit2_path(merges, monkeypatch) -> 
     repo, commits = every_commit(merges.path)
     monkeypatch.setattr(gitdiff, "merges_first_parent", lambda: False)
     assert fast(repo, commits) == simple(repo, commits)
+
+
+def _crafted_commit(repo: GitRepo, parent: str, header: bytes, message: bytes) -> str:
+    """A commit of the index's tree, written byte for byte (as tools other than git may)."""
+    tree = repo.git("write-tree").strip()
+    body = b"tree %s\nparent %s\n%s\n\n%s" % (tree.encode(), parent.encode(), header, message)
+    written = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally"],
+        cwd=repo.path,
+        input=body,
+        capture_output=True,
+        check=True,
+    )
+    return written.stdout.decode().strip()
+
+
+def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
+    """Author, date and message as libgit2 reads them, whatever bytes a commit holds."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.py", f"key = '{KEY}'\n")
+    tip = repo.commit("root")
+    who = b"author %s <a@example.com> 1700000000 +0200\ncommitter C <c@example.com> 1 +0000"
+    for number, (header, message) in enumerate(
+        (
+            (who % "Zoë".encode(), b"no newline at the end"),
+            (who % "Zo\xeb".encode("latin-1"), b"latin-1 author\r\n\r\nCRLF body\r\n"),
+            (who % b"Anne" + b"\nencoding ISO-8859-1", "caf\xe9\n".encode("latin-1")),
+            (who % b"Bob", b"diff --git a/x b/x\n\n" + b"f" * 40 + b"\n@@ -1 +1 @@\n"),
+        )
+    ):
+        repo.write("a.py", (repo.path / "a.py").read_text() + f"more{number} = '{KEY}'\n")
+        repo.git("add", "a.py")
+        tip = _crafted_commit(repo, tip, header, message)
+    repo.git("update-ref", "refs/heads/main", tip)
+    opened, commits = every_commit(repo.path)
+    expected = simple(opened, commits)
+    assert fast(opened, commits) == expected
+    fragments = [item for item in expected if isinstance(item, Fragment)]
+    assert len(fragments) == 5
+    assert {fragment.commit.author for fragment in fragments if fragment.commit} >= {"Zoë", "Anne"}
