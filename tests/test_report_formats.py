@@ -137,6 +137,7 @@ def test_jsonl_writes_and_flushes_each_finding_as_the_scan_finds_it() -> None:
         fragments(),
         sample_ruleset(),
         on_finding=lambda finding: write_finding(finding, stream, ReportOptions()),
+        stream=True,
     )
     assert seen_before_next == [2, 3, 5]
 

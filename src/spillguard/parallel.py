@@ -102,7 +102,7 @@ def _repository(path: str) -> pygit2.Repository:
 def _judge_chunk(job: _Job, commits: Sequence[str], scanner: Scanner) -> Tally:
     repo = _repository(job.repo_path)
     tally = Tally()
-    tally.judge_batched(iter_commit_chunk(repo, commits, max_size=job.max_size), scanner)
+    tally.judge(iter_commit_chunk(repo, commits, max_size=job.max_size), scanner)
     return tally
 
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from spillguard.engine import Scanner
 from spillguard.models import (
-    CommitWalked,
     Finding,
     Fragment,
     RuleError,
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
     from spillguard.sources import SourceItem
 
 
-#: Fragments prefiltered together by ``Tally.judge_batched``.
+#: Fragments prefiltered together by ``Tally.judge``.
 BATCH = 512
 
 
@@ -45,42 +44,55 @@ class Tally:
         items: Iterable[SourceItem],
         scanner: Scanner,
         on_finding: Callable[[Finding], None] | None = None,
+        *,
+        stream: bool = False,
     ) -> None:
-        """Scan every item; the scanner's errors are the caller's to collect."""
-        for item in items:
-            if isinstance(item, Skipped):
-                self.skipped.append(item)
-                continue
-            if isinstance(item, CommitWalked):
-                self.commits.add(item.commit)
-                continue
-            self._count(item)
-            found = scanner.scan(item)
-            self.findings.extend(found)
-            if on_finding is not None:
-                for finding in found:
-                    on_finding(finding)
+        """Scan every item; the scanner's errors are the caller's to collect.
 
-    def judge_batched(self, items: Iterable[SourceItem], scanner: Scanner) -> None:
-        """``judge``, but fragments are prefiltered a batch at a time (history scans):
-        the same result, without the per-fragment cost for the many that hold no keyword."""
+        Fragments are prefiltered a batch at a time, so the many that hold no keyword
+        cost one shared keyword pass, and ``on_finding`` sees findings a batch at a
+        time; with ``stream`` (a report written as the scan finds), each fragment is
+        judged as it comes.
+        """
+        size = 1 if stream else BATCH
         batch: list[Fragment] = []
-        for item in items:
-            if isinstance(item, Fragment):
-                batch.append(item)
-                if len(batch) >= BATCH:
-                    self._judge_batch(batch, scanner)
-                    batch = []
-            else:
-                self.judge((item,), scanner)
-        self._judge_batch(batch, scanner)
+        try:
+            for item in items:
+                if isinstance(item, Fragment):
+                    batch.append(item)
+                    if len(batch) >= size:
+                        self._judge_batch(batch, scanner, on_finding)
+                        batch = []
+                elif isinstance(item, Skipped):
+                    self.skipped.append(item)
+                else:
+                    self.commits.add(item.commit)
+        except Exception:
+            # The source failed (an unreadable object): what it gave still counts.
+            self._judge_batch(batch, scanner, on_finding)
+            raise
+        self._judge_batch(batch, scanner, on_finding)
 
-    def _judge_batch(self, batch: list[Fragment], scanner: Scanner) -> None:
-        worth = scanner.worth_scanning([fragment.text for fragment in batch])
+    def _judge_batch(
+        self,
+        batch: list[Fragment],
+        scanner: Scanner,
+        on_finding: Callable[[Finding], None] | None,
+    ) -> None:
+        # One fragment is searched for keywords by the scan itself.
+        worth = (
+            [True] * len(batch)
+            if len(batch) < 2
+            else scanner.worth_scanning([fragment.text for fragment in batch])
+        )
         for fragment, scan in zip(batch, worth, strict=True):
             self._count(fragment)
             if scan:
-                self.findings.extend(scanner.scan(fragment))
+                found = scanner.scan(fragment)
+                self.findings.extend(found)
+                if on_finding is not None:
+                    for finding in found:
+                        on_finding(finding)
 
     def _count(self, fragment: Fragment) -> None:
         self.files.add(fragment.path)
@@ -118,18 +130,20 @@ class Tally:
         )
 
 
-def run_scan(
+def run_scan(  # noqa: PLR0913 - keyword-only knobs of one scan
     items: Iterable[SourceItem],
     ruleset: RuleSet,
     *,
     on_finding: Callable[[Finding], None] | None = None,
     notices: Iterable[str] = (),
     scope: ScanScope = "commits",
+    stream: bool = False,
 ) -> ScanResult:
-    """Judge every fragment; ``on_finding`` sees each finding as it is found (streaming)."""
+    """Judge every fragment; ``on_finding`` sees the findings as they are found, each at
+    once with ``stream``, else a batch of fragments at a time."""
     started = time.monotonic()
     scanner = Scanner(ruleset)
     tally = Tally()
-    tally.judge(items, scanner, on_finding)
+    tally.judge(items, scanner, on_finding, stream=stream)
     tally.errors = scanner.errors
     return tally.result(started=started, notices=notices, scope=scope)

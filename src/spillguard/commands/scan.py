@@ -104,13 +104,24 @@ def _scan(
     source = _source(options, config, root)
     if source is not None:
         return run_scan(
-            source, config.ruleset, on_finding=on_finding, notices=config.notices, scope="files"
+            source,
+            config.ruleset,
+            on_finding=on_finding,
+            notices=config.notices,
+            scope="files",
+            stream=on_finding is not None,
         )
     if _sha256(options):
         from spillguard.sources.history_cli import iter_history_cli
 
         items = iter_history_cli(options.repo, _selection(options), max_size=config.max_file_size)
-        return run_scan(items, config.ruleset, on_finding=on_finding, notices=config.notices)
+        return run_scan(
+            items,
+            config.ruleset,
+            on_finding=on_finding,
+            notices=config.notices,
+            stream=on_finding is not None,
+        )
     from spillguard.parallel import default_jobs, scan_commits
 
     repo_path, commits = _selected_commits(options)
