@@ -69,6 +69,25 @@ def test_same_sets_as_checking_every_keyword_on_every_line(
     assert per_line(index, text) == obvious(keywords, text)
 
 
+@pytest.mark.parametrize(
+    ("small_text", "native"),
+    [(0, False), (0, True), (10**6, False)],
+    ids=["pattern", "native", "keyword-by-keyword"],
+)
+@pytest.mark.parametrize("seed", range(30))
+def test_starts_mark_every_line_that_holds_a_keyword(
+    seed: int, small_text: int, native: bool
+) -> None:
+    """Not every hit, but at least one on each line with a keyword, and none elsewhere."""
+    rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
+    keywords = [("ab", "abab"), ("ba",), ("b_a", "a"), ("_-",)]
+    keywords = keywords[: rng.randint(1, len(keywords))]
+    text = "".join(rng.choice("ab_-.c\n") for _ in range(300))
+    index = KeywordIndex(keywords, small_text=small_text, native=native)
+    marked = {text.count("\n", 0, position) for position in index.starts(text)}
+    assert marked == set(obvious(keywords, text))
+
+
 def test_non_ascii_text_whose_lowercase_changes_length_is_still_judged() -> None:
     # "İ" lowercases to two characters; the scanner falls back to line by line.
     rule = Rule(name="T", kind="builtin", regexp=r"tok_[a-z]+", keywords=("tok_",))

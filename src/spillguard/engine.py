@@ -107,7 +107,7 @@ class Scanner:
             return [True] * len(texts)
         ends = list(itertools.accumulate(len(text) + 1 for text in texts))
         worth = [False] * len(texts)
-        for position, _ in self._index.hits(lowered):
+        for position in self._index.starts(lowered):
             worth[bisect.bisect_right(ends, position)] = True
         return worth
 
