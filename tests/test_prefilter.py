@@ -69,25 +69,6 @@ def test_same_sets_as_checking_every_keyword_on_every_line(
     assert per_line(index, text) == obvious(keywords, text)
 
 
-@pytest.mark.parametrize(
-    ("small_text", "native"),
-    [(0, False), (0, True), (10**6, False)],
-    ids=["pattern", "native", "keyword-by-keyword"],
-)
-@pytest.mark.parametrize("seed", range(30))
-def test_starts_mark_every_line_that_holds_a_keyword(
-    seed: int, small_text: int, native: bool
-) -> None:
-    """Not every hit, but at least one on each line with a keyword, and none elsewhere."""
-    rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
-    keywords = [("ab", "abab"), ("ba",), ("b_a", "a"), ("_-",)]
-    keywords = keywords[: rng.randint(1, len(keywords))]
-    text = "".join(rng.choice("ab_-.c\n") for _ in range(300))
-    index = KeywordIndex(keywords, small_text=small_text, native=native)
-    marked = {text.count("\n", 0, position) for position in index.starts(text)}
-    assert marked == set(obvious(keywords, text))
-
-
 def test_non_ascii_text_whose_lowercase_changes_length_is_still_judged() -> None:
     # "İ" lowercases to two characters; the scanner falls back to line by line.
     rule = Rule(name="T", kind="builtin", regexp=r"tok_[a-z]+", keywords=("tok_",))
@@ -102,3 +83,24 @@ def test_lines_with_hits_are_located_exactly() -> None:
     text = "\n\nx\r\ntok_a tok_b\r\n\n" + "y\n" * 1000 + "tok_c"
     found = scanner.scan(Fragment(path="f", text=text, start_line=10))
     assert [(f.line, f.text) for f in found] == [(13, "tok_a tok_b"), (1015, "tok_c")]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_batch_prefiltered_first_is_judged_as_each_text_alone(seed: int) -> None:
+    """scan() reuses the hits worth_scanning found in its batch: same findings,
+    and a text not worth scanning has none."""
+    rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
+    words = ["tok_", "key", "pass", "sk_", "ab"]
+    rules = tuple(
+        Rule(name=f"R{number}", kind="builtin", regexp=rf"{word}\w*", keywords=(word,))
+        for number, word in enumerate(words)
+    )
+    pieces = [*words, " ", "x", "\n", "\r\n", "é", "TOK_", "İ" if seed % 4 == 0 else "y"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))) for _ in range(40)]
+    texts += texts[:5]  # the same text twice in one batch
+    fragments = [Fragment(path=f"f{number}", text=text) for number, text in enumerate(texts)]
+    alone = [Scanner(RuleSet(rules=rules)).scan(fragment) for fragment in fragments]
+    batched = Scanner(RuleSet(rules=rules))
+    worth = batched.worth_scanning(texts)
+    assert [batched.scan(fragment) for fragment in fragments] == alone
+    assert all(worth[number] or not found for number, found in enumerate(alone))

@@ -73,6 +73,10 @@ class Scanner:
             rules = self._reviewed_index.setdefault(salt, {}).setdefault(entry.digest, set())
             rules.add(entry.rule)
         self._all_names = frozenset(rule.name for rule in self.rules)
+        # The keyword hits worth_scanning found in each text of its last batch, for
+        # scan() to use instead of searching the text again. Keyed by the text: its
+        # hits depend on nothing else. Holds one batch at most.
+        self._batch_hits: dict[str, list[tuple[int, frozenset[int]]]] = {}
 
     def note_errors(self, errors: Iterable[RuleError]) -> None:
         """Rule errors met over earlier text by another Scanner (a worker's): skip those rules."""
@@ -97,19 +101,31 @@ class Scanner:
         """Which texts hold a keyword of some rule; the others cannot yield a finding.
 
         One pass of the keyword index over all the texts joined by newlines (no
-        keyword spans one), instead of one pass and its overhead per text.
+        keyword spans one), instead of one pass and its overhead per text. Each
+        text's hits are kept for ``scan`` (the next texts scanned are these).
         """
+        self._batch_hits = {}
         if self._index.always or not self._ascii_keywords:
             return [True] * len(texts)
         joined = "\n".join(texts)
         lowered = joined.lower()
         if len(lowered) != len(joined):
             return [True] * len(texts)
+        # Every character lowered to one, so each text's lowered part lies where the
+        # text does, and its hits, shifted to its start, are those of the text alone.
         ends = list(itertools.accumulate(len(text) + 1 for text in texts))
-        worth = [False] * len(texts)
-        for position in self._index.starts(lowered):
-            worth[bisect.bisect_right(ends, position)] = True
-        return worth
+        found: dict[int, list[tuple[int, frozenset[int]]]] = {}
+        hits: list[tuple[int, frozenset[int]]] = []
+        start = end = 0
+        for position, rules in self._index.hits(lowered):
+            if position >= end:
+                index = bisect.bisect_right(ends, position)
+                end = ends[index]
+                start = end - len(texts[index]) - 1
+                hits = found.setdefault(index, [])
+            hits.append((position - start, rules))
+        self._batch_hits = {texts[index]: hits for index, hits in found.items()}
+        return [index in found for index in range(len(texts))]
 
     def scan(self, fragment: Fragment) -> list[Finding]:
         """The findings of one fragment, reviewed ones removed, allowlisted ones flagged."""
@@ -132,16 +148,19 @@ class Scanner:
         """Lines where some rule can match, with those rules' indexes in order."""
         if not text:
             return
-        lowered = text.lower()
-        if len(lowered) != len(text):
-            # Some non-ASCII characters change length when lowered; positions would
-            # drift, so lower each line on its own (rare, and still exact).
-            for line in _all_lines(text):
-                rule_indexes = self._index.line_candidates(line.text.lower())
-                if rule_indexes:
-                    yield line, rule_indexes
-            return
-        hit_lines = _lines_of_hits(text, self._index.hits(lowered))
+        hits: Iterable[tuple[int, frozenset[int]]] | None = self._batch_hits.pop(text, None)
+        if hits is None:
+            lowered = text.lower()
+            if len(lowered) != len(text):
+                # Some non-ASCII characters change length when lowered; positions would
+                # drift, so lower each line on its own (rare, and still exact).
+                for line in _all_lines(text):
+                    rule_indexes = self._index.line_candidates(line.text.lower())
+                    if rule_indexes:
+                        yield line, rule_indexes
+                return
+            hits = self._index.hits(lowered)
+        hit_lines = _lines_of_hits(text, hits)
         always = self._index.always
         if not always:
             for line, rules in hit_lines:

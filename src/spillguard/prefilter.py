@@ -100,21 +100,6 @@ class KeywordIndex:
                 if longer is not None:
                     yield start + offset, rules_of[longer.group()]
 
-    def starts(self, lowered: str) -> list[int]:
-        """Where some keyword starts in ``lowered``: not every hit, but at least one in
-        each line that holds a keyword (no keyword spans a newline, so a hit that
-        hides another hit is on the other's line). Enough to tell which texts hold a
-        keyword, without the rules of every overlapping hit.
-        """
-        if self._tables is None and self._automaton is None and len(lowered) < self._small_text:
-            return [position for position, _ in self._small_hits(lowered)]
-        automaton = self._native_automaton()
-        if automaton is not None:
-            found = automaton.find_matches_as_indexes(lowered, overlapping=False)
-            return [start for _, start, _ in found]
-        pattern = self._built()[2]
-        return [] if pattern is None else [found.start() for found in pattern.finditer(lowered)]
-
     def _native_automaton(self) -> Any:
         if self._automaton is None and self._native:
             try:
