@@ -256,3 +256,14 @@ def test_a_secret_behind_an_lfs_header_is_still_found(repo: GitRepo, capsys) -> 
     code, report = scan(capsys, repo)
     assert (code, [f["path"] for f in report["findings"]]) == (1, ["config.env"])
     assert [s["path"] for s in report["skipped"]] == ["model.bin"]
+
+
+def test_a_size_limit_beyond_any_file_scans_everything(repo: GitRepo, capsys) -> None:
+    """git reads its binary threshold as a 64-bit number; a larger limit is no error."""
+    key = expand("AKIA{rand:A2:16}", "limit")
+    repo.write(".spillguard.toml", f"max_file_size = {10**30}\n")
+    repo.write("a.env", f"KEY={key}\n")
+    repo.commit("a key")
+    assert main(["scan", "--repo", str(repo.path), "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["path"], f["line"]) for f in found] == [("a.env", 1)]

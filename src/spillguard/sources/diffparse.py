@@ -64,6 +64,7 @@ _COMMIT_HEADER = re.compile(
     rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)(?: [0-9a-f]{40}(?:[0-9a-f]{24})?)?\n"
 )
 REGULAR_MODES = frozenset({0o100644, 0o100755})
+_LARGEST_SIZE = 1 << 62
 #: The SHA-1 empty tree, the value that leaves attr.tree without any .gitattributes.
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -290,7 +291,8 @@ def git_command(
         "core.quotePath=false",
     ]
     if max_size is not None:
-        command += ["-c", f"core.bigFileThreshold={max_size}"]
+        # (git reads the size as a 64-bit number: no file is larger than the cap)
+        command += ["-c", f"core.bigFileThreshold={min(max_size, _LARGEST_SIZE)}"]
         # git's default (96 MiB) per process, a git per worker: on a repacked
         # repository 67 MB per git, 50 MB with a third of it, at the same speed.
         command += ["-c", "core.deltaBaseCacheLimit=32m"]
