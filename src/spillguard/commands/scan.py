@@ -83,15 +83,20 @@ def _selection(options: ScanOptions) -> Selection:
 def _selected_commits(options: ScanOptions) -> tuple[str, list[str]]:
     """The repository's path and the selected commits' ids, children first.
 
-    Resolved before any scanning, so a bad revision fails first; the repository
-    object (and the pack memory the walk mapped) is let go before workers fork.
+    Resolved before any scanning, so a bad revision fails first. The walk maps as
+    much of the pack as it likes (bounded, it took a quarter longer, before any worker
+    starts); the repository object and that memory are let go, and the bound set
+    for the workers, before they fork.
     """
     from spillguard import git
     from spillguard.sources.history import select_commits
 
-    git.bound_pack_memory()
     repo = git.open_repository(options.repo)
-    return repo.path, [str(commit.id) for commit in select_commits(repo, _selection(options))]
+    path = repo.path
+    commits = [str(commit.id) for commit in select_commits(repo, _selection(options))]
+    del repo
+    git.bound_pack_memory()
+    return path, commits
 
 
 def _scan(
