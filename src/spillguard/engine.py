@@ -73,6 +73,9 @@ class Scanner:
             rules = self._reviewed_index.setdefault(salt, {}).setdefault(entry.digest, set())
             rules.add(entry.rule)
         self._all_names = frozenset(rule.name for rule in self.rules)
+        # Each rule's pattern by index, compiled on first use: looked up for every
+        # rule tried on every candidate line.
+        self._patterns: list[regex.Pattern[str] | None] = [None] * len(self.rules)
         # The keyword hits worth_scanning found in each text of its last batch, for
         # scan() to use instead of searching the text again. Keyed by the text: its
         # hits depend on nothing else. Holds one batch at most.
@@ -132,9 +135,13 @@ class Scanner:
         exempt = self._path_exempt(fragment.path)
         if not exempt and not self.ruleset.include_allowlisted:
             return []
+        # Compared once here, not per line: equal sets of 288 names compare name by name.
+        everything = exempt is self._all_names or exempt == self._all_names
         findings = []
         for line_index, rule_indexes in self._candidates(fragment.text):
-            finding = self._judge_exempt_first(fragment, line_index, rule_indexes, exempt)
+            finding = self._judge_exempt_first(
+                fragment, line_index, rule_indexes, exempt, everything=everything
+            )
             if finding is None:
                 continue
             if finding.rule not in exempt or finding.allowlisted:
@@ -171,16 +178,22 @@ class Scanner:
             yield line, sorted(found.get(line.index, always) | always)
 
     def _judge_exempt_first(
-        self, fragment: Fragment, line: _Line, rule_indexes: list[int], exempt: frozenset[str]
+        self,
+        fragment: Fragment,
+        line: _Line,
+        rule_indexes: list[int],
+        exempt: frozenset[str],
+        *,
+        everything: bool,
     ) -> Finding | None:
         """The line's finding among the rules the path's allowlist does not hide; only
         without one, and with ``--include-allowlisted``, among all (to be flagged).
 
         What a repository loosened must not shadow a locked rule's secret later on the
         line: neither a rule its ``allowlist_paths`` hides nor one its warn mode turned
-        into a warning.
+        into a warning. ``everything``: ``exempt`` holds every rule.
         """
-        if exempt == self._all_names:
+        if everything:
             finding = self._judge_line(fragment, line, rule_indexes)
             locked = self.ruleset.locked
             if finding is None or finding.blocking or not locked or finding.rule in locked:
@@ -208,7 +221,7 @@ class Scanner:
             rule = self.rules[index]
             if rule.name in self._broken:
                 continue
-            match = self._first_unreviewed(rule, line)
+            match = self._first_unreviewed(index, line)
             if match is not None:
                 finding = _finding(fragment, line, rule, match)
                 if finding.truncated:
@@ -219,11 +232,15 @@ class Scanner:
                 return dataclasses.replace(finding, hidden=hidden)
         return None
 
-    def _first_unreviewed(self, rule: Rule, line: _Line) -> regex.Match[str] | None:
-        """The rule's first match on the line that is not a reviewed string: a reviewed
-        string is no finding, and must not hide a secret after it on the same line."""
-        for match in self._matches(rule, line):
-            if not self._reviewed(rule.name, match.group(0)):
+    def _first_unreviewed(self, index: int, line: _Line) -> regex.Match[str] | None:
+        """Rule ``index``'s first match on the line that is not a reviewed string: a
+        reviewed string is no finding, and must not hide a secret after it on the line."""
+        matches = self._matches(index, line)
+        if not self._reviewed_index:
+            return next(matches, None)
+        name = self.rules[index].name
+        for match in matches:
+            if not self._reviewed(name, match.group(0)):
                 return match
         return None
 
@@ -238,22 +255,26 @@ class Scanner:
             if rule.name in self._broken:
                 continue
             start = reported.line_offset_end if rule.name == reported.rule else 0
-            spans.update(_secret_span(rule, match) for match in self._matches(rule, line, start))
+            spans.update(_secret_span(rule, match) for match in self._matches(index, line, start))
         return tuple(sorted(spans))
 
-    def _matches(self, rule: Rule, line: _Line, start: int = 0) -> Iterator[regex.Match[str]]:
-        """The rule's acceptable matches on the line from ``start``, in order."""
+    def _matches(self, index: int, line: _Line, start: int = 0) -> Iterator[regex.Match[str]]:
+        """Rule ``index``'s acceptable matches on the line from ``start``, in order."""
+        rule = self.rules[index]
         subject = line.text
         if rule.requires and not any(text in subject for text in rule.requires):
             return
         if rule.lookahead:
             subject = line.whole[line.start : line.end + LOOKAHEAD_CHARS]
+        pattern = self._patterns[index]
+        if pattern is None:
+            pattern = self._patterns[index] = compiled(rule)
+        end = len(line.text)
         try:
-            timeout = self.ruleset.rule_timeout
-            for match in compiled(rule).finditer(subject, start, timeout=timeout):
-                if match.start() >= len(line.text):
+            for match in pattern.finditer(subject, start, timeout=self.ruleset.rule_timeout):
+                if match.start() >= end:
                     return
-                if match.end() > len(line.text) or not self._acceptable(rule, match):
+                if match.end() > end or not self._acceptable(rule, match):
                     continue
                 yield match
         except TimeoutError:
