@@ -81,6 +81,8 @@ class FileDiff:
     binary: bool = False
     #: An added or removed line holds a NUL: perhaps UTF-16/32 text, split on bytes.
     nul: bool = False
+    #: Lines the new side has at least, by its hunks' line numbers.
+    lines: int = 0
     added: dict[int, bytes] = dataclasses.field(default_factory=dict)
 
 
@@ -129,11 +131,13 @@ def _hunk(line: bytes) -> tuple[int, int, int]:
 
 def _read_hunk(
     lines: Iterator[bytes], header: bytes, added: dict[int, bytes]
-) -> tuple[int | None, bool]:
+) -> tuple[int | None, bool, int]:
     """Record the hunk's added lines by new line number; returns the last line's number
-    when the hunk ends with an added line (a "no newline" marker may follow), and
-    whether an added or removed line holds a NUL."""
+    when the hunk ends with an added line (a "no newline" marker may follow), whether
+    an added or removed line holds a NUL, and the last new line number the hunk
+    names (the line before it, when it only removes)."""
     minus, number, plus = _hunk(header)
+    extent = number + max(plus, 1) - 1
     last = None
     nul = False
     while minus > 0 or plus > 0:
@@ -161,7 +165,7 @@ def _read_hunk(
             last = None
         else:
             raise GitError(f"git diff-tree: unexpected line in a hunk {line[:80]!r}")
-    return last, nul
+    return last, nul, extent
 
 
 def _no_newline(added: dict[int, bytes], last: int | None) -> None:
@@ -182,9 +186,11 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
     for line in lines:
         tag = line[:1]
         if tag == b"@":
-            last, nul = _read_hunk(lines, line, added)
-            if nul and 0 < current.sections <= len(current.files):
-                current.files[current.sections - 1].nul = True
+            last, nul, extent = _read_hunk(lines, line, added)
+            if 0 < current.sections <= len(current.files):
+                file = current.files[current.sections - 1]
+                file.nul = file.nul or nul
+                file.lines = extent  # hunks come in order: the last reaches furthest
             continue
         if tag == b"\\":
             _no_newline(added, last)

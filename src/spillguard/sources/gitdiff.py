@@ -56,7 +56,10 @@ from spillguard.sources.diffparse import (
 from spillguard.sources.staged_cli import run_git
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
-_POINTER_LINES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size ")
+_POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size ")
+#: The most lines an LFS pointer file can have: under 1024 bytes, a version line (43),
+#: extension lines (80 or more each), an oid line (76) and a size line (7 or more).
+_POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -177,7 +180,7 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
         if reason is not None:
             yield Skipped(path=path, reason=reason, commit=info.id)
             return
-    elif _may_be_lfs_pointer(file.added) and git.is_lfs_pointer_blob(repo, new_id):
+    elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, new_id):
         # git diffed it as text with core.bigFileThreshold at max_size: neither too
         # large nor binary, so only a pointer file could be left out.
         yield Skipped(path=path, reason="LFS pointer", commit=info.id)
@@ -189,10 +192,12 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
         yield from fragments(path, added, info, ref)
 
 
-def _may_be_lfs_pointer(added: Mapping[int, bytes]) -> bool:
-    """False when an added line could not be a line of an LFS pointer file; no line
-    added (only removed) proves nothing."""
-    return all(line.startswith(_POINTER_LINES) for line in added.values())
+def _may_be_lfs_pointer(file: FileDiff) -> bool:
+    """False when the file has more lines than a pointer file can, or an added line that
+    could not be one of a pointer's; no line added (only removed) proves nothing."""
+    if file.lines > _POINTER_LINES:
+        return False
+    return all(line.startswith(_POINTER_PREFIXES) for line in file.added.values())
 
 
 def _exact_added(repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid) -> dict[int, bytes]:
