@@ -11,7 +11,7 @@ import pytest
 from spillguard.models import Fragment
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit
-from spillguard.sources.diffparse import COMMIT_FORMAT, git_command, run_diff_tree
+from spillguard.sources.diffparse import COMMIT_FORMAT, fragments, git_command, run_diff_tree
 from spillguard.sources.history import Selection, select_commits
 from testing.genrepo import generate
 from testing.gitrepo import GitRepo
@@ -298,3 +298,19 @@ def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
     fragments = [item for item in expected if isinstance(item, Fragment)]
     assert len(fragments) == 5
     assert {fragment.commit.author for fragment in fragments if fragment.commit} >= {"Zoë", "Anne"}
+
+
+@pytest.mark.parametrize(
+    ("added", "expected"),
+    [
+        ({}, []),
+        ({7: b"a\n"}, [(7, "a\n")]),
+        ({5: b"a\n", 6: b"b\n", 9: b"c\n"}, [(5, "a\nb\n"), (9, "c\n")]),
+        # in any order: the runs are by line number, the text in line order
+        ({3: b"c\n", 1: b"a\n", 2: b"b\n", 4: b"d\n"}, [(1, "a\nb\nc\nd\n")]),
+        ({9: b"z\n", 1: b"a\n", 2: b"b\n"}, [(1, "a\nb\n"), (9, "z\n")]),
+    ],
+)
+def test_fragments_are_runs_of_consecutive_lines(added, expected) -> None:
+    found = [(f.start_line, f.text) for f in fragments("p.py", added, None, None)]
+    assert found == expected

@@ -359,9 +359,16 @@ def fragments(
     A run is where ``number - position`` stays the same; grouping those in C keeps
     Python's work per fragment, not per line (this runs on every added line).
     """
-    if list(added) != sorted(added):
-        added = dict(sorted(added.items()))
     numbers = list(added)
+    if not numbers:
+        return
+    if numbers == list(range(numbers[0], numbers[0] + len(numbers))):  # one run, in order
+        text = decode(b"".join(added.values()))
+        yield Fragment(path=path, text=text, start_line=numbers[0], commit=info, ref=ref)
+        return
+    if numbers != sorted(numbers):
+        added = dict(sorted(added.items()))
+        numbers = list(added)
     lines = list(added.values())
     start = 0
     for _, run in itertools.groupby(map(operator.sub, numbers, itertools.count())):
