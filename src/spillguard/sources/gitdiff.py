@@ -62,7 +62,7 @@ _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size
 _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from spillguard.models import CommitInfo
     from spillguard.sources import Source, SourceItem
@@ -169,27 +169,37 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     *,
     ref: str | None,
     others: tuple[pygit2.Tree, ...] = (),
-) -> Iterator[SourceItem]:
-    new_id = pygit2.Oid(hex=file.new_id)
-    if any(same_blob(tree, path, new_id) for tree in others):
-        return  # a merge that took this file from another parent adds nothing here
-    # A NUL in a changed line may be UTF-16/32 text, which git splits on bytes.
-    libgit2 = file.binary or file.nul or file.old_id == file.new_id
-    if libgit2 or file.new_mode not in REGULAR_MODES:
+) -> Iterable[SourceItem]:
+    plain = _plain(file)
+    # libgit2's id only where libgit2 is asked: most files never are.
+    new_id = pygit2.Oid(hex=file.new_id) if others or not plain else None
+    if new_id is not None and any(same_blob(tree, path, new_id) for tree in others):
+        return ()  # a merge that took this file from another parent adds nothing here
+    if not plain and new_id is not None:
         reason, _ = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
-            yield Skipped(path=path, reason=reason, commit=info.id)
-            return
-    elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, new_id):
+            return (Skipped(path=path, reason=reason, commit=info.id),)
+        added = _exact_added(repo, file, new_id)
+    elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, pygit2.Oid(hex=file.new_id)):
         # git diffed it as text with core.bigFileThreshold at max_size: neither too
         # large nor binary, so only a pointer file could be left out.
-        yield Skipped(path=path, reason="LFS pointer", commit=info.id)
-        return
-    added = _exact_added(repo, file, new_id) if libgit2 else file.added
-    for tree in others:
-        added = also_added_against(repo, tree, path, new_id, added)
-    if added:
-        yield from fragments(path, added, info, ref)
+        return (Skipped(path=path, reason="LFS pointer", commit=info.id),)
+    else:
+        added = file.added
+    if new_id is not None:
+        for tree in others:
+            added = also_added_against(repo, tree, path, new_id, added)
+    return fragments(path, added, info, ref)
+
+
+def _plain(file: FileDiff) -> bool:
+    """A regular file git diffed as text, without a NUL in a changed line (UTF-16/32
+    text, which git splits on bytes), and not a mode-only change."""
+    return (
+        file.new_mode in REGULAR_MODES
+        and not (file.binary or file.nul)
+        and file.old_id != file.new_id
+    )
 
 
 def _may_be_lfs_pointer(file: FileDiff) -> bool:
