@@ -83,19 +83,20 @@ def _selection(options: ScanOptions) -> Selection:
 def _selected_commits(options: ScanOptions) -> tuple[str, list[str]]:
     """The repository's path and the selected commits' ids, children first.
 
-    Resolved before any scanning, so a bad revision fails first. The walk maps as
-    much of the pack as it likes (bounded, it took a quarter longer, before any worker
-    starts); the repository object and that memory are let go, and the bound set
-    for the workers, before they fork.
+    Resolved before any scanning, so a bad revision fails first. The pack maps are
+    bounded for the walk and its workers, the object cache only for the workers
+    (bounded, the walk took a fifth longer before any worker starts); the walk's
+    cache is let go before they fork.
     """
     from spillguard import git
     from spillguard.sources.history import select_commits
 
+    git.bound_pack_maps()
     repo = git.open_repository(options.repo)
-    path = repo.path
     commits = [str(commit.id) for commit in select_commits(repo, _selection(options))]
-    del repo
-    git.bound_pack_memory()
+    path = repo.path
+    git.release(repo)  # what the walk cached and freed, before workers inherit it
+    git.bound_object_cache()
     return path, commits
 
 

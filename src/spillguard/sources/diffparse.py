@@ -299,9 +299,15 @@ def git_command(
     if max_size is not None:
         # (git reads the size as a 64-bit number: no file is larger than the cap)
         command += ["-c", f"core.bigFileThreshold={min(max_size, _LARGEST_SIZE)}"]
-        # git's default (96 MiB) per process, a git per worker: on a repacked
-        # repository 67 MB per git, 50 MB with a third of it, at the same speed.
-        command += ["-c", "core.deltaBaseCacheLimit=32m"]
+        # A git per worker, each mapping as much of the pack as it reads (1 GiB windows)
+        # and caching 96 MiB of delta bases: its memory grew with the repository. With
+        # 8 MiB windows, 32 MiB mapped and a third of that cache, a 4,000-commit chunk
+        # of a 171 MB pack takes 66 MB instead of 91 MB, in the same time.
+        command += [
+            *("-c", "core.deltaBaseCacheLimit=32m"),
+            *("-c", "core.packedGitWindowSize=8m"),
+            *("-c", "core.packedGitLimit=32m"),
+        ]
     env = dict(os.environ)
     env.update(
         GIT_INDEX_FILE=str(Path(scratch, "index")),
