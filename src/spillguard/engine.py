@@ -77,9 +77,10 @@ class Scanner:
         # rule tried on every candidate line.
         self._patterns: list[regex.Pattern[str] | None] = [None] * len(self.rules)
         # The keyword hits worth_scanning found in each text of its last batch, for
-        # scan() to use instead of searching the text again. Keyed by the text: its
-        # hits depend on nothing else. Holds one batch at most.
-        self._batch_hits: dict[str, list[tuple[int, frozenset[int]]]] = {}
+        # scan() to use instead of searching the text again. Keyed by the text's id,
+        # not its content (hashing megabytes of text costs time), and holding the text
+        # so that the id stays its own. Holds one batch at most.
+        self._batch_hits: dict[int, tuple[str, list[tuple[int, frozenset[int]]]]] = {}
 
     def note_errors(self, errors: Iterable[RuleError]) -> None:
         """Rule errors met over earlier text by another Scanner (a worker's): skip those rules."""
@@ -127,7 +128,7 @@ class Scanner:
                 start = end - len(texts[index]) - 1
                 hits = found.setdefault(index, [])
             hits.append((position - start, rules))
-        self._batch_hits = {texts[index]: hits for index, hits in found.items()}
+        self._batch_hits = {id(texts[index]): (texts[index], hits) for index, hits in found.items()}
         return [index in found for index in range(len(texts))]
 
     def scan(self, fragment: Fragment) -> list[Finding]:
@@ -155,8 +156,11 @@ class Scanner:
         """Lines where some rule can match, with those rules' indexes in order."""
         if not text:
             return
-        hits: Iterable[tuple[int, frozenset[int]]] | None = self._batch_hits.pop(text, None)
-        if hits is None:
+        batched = self._batch_hits.pop(id(text), None)
+        hits: Iterable[tuple[int, frozenset[int]]]
+        if batched is not None and batched[0] is text:
+            hits = batched[1]
+        else:
             lowered = text.lower()
             if len(lowered) != len(text):
                 # Some non-ASCII characters change length when lowered; positions would
