@@ -51,9 +51,15 @@ def unavailable(result: measure.Run) -> str | None:
 def floor_rows(target: Target, context: Context) -> tuple[list[Row], float, int]:
     log = ["git", "-C", str(target.path), "log", "-p", "--all"]
     size = measure.output_size(log)  # also warms the cache for every timing below
-    floor = measure.median_seconds(measure.repeat(context.repeat, log, env=context.env))
+    runs = measure.repeat(context.repeat, log, env=context.env)
+    floor = measure.median_seconds(runs)
     rows = [
-        Row("git log -p --all (the floor)", target.label, seconds(floor)),
+        Row(
+            "git log -p --all (the floor)",
+            target.label,
+            seconds(floor),
+            f"{measure.median_cpu(runs):.2f} CPU-s",
+        ),
         Row("  diff text", target.label, megabytes(size)),
     ]
     return rows, floor, size
@@ -87,7 +93,7 @@ def spillguard_rows(
             "spillguard scan --all",
             target.label,
             seconds(wall),
-            f"{wall / floor:.2f}x floor",
+            f"{wall / floor:.2f}x floor, {measure.median_cpu(runs):.2f} CPU-s",
             f"<= {MAX_RATIO}x",
             wall <= MAX_RATIO * floor,
         ),
@@ -181,7 +187,8 @@ def peer_rows(target: Target, context: Context, floor: float, ours: float | None
             rows.append(Row(title, target.label, problem))
             continue
         wall = measure.median_seconds(runs)
-        compared = f"{wall / floor:.2f}x floor, {megabytes(peak)}"
+        cpu = measure.median_cpu(runs)
+        compared = f"{wall / floor:.2f}x floor, {cpu:.2f} CPU-s, {megabytes(peak)}"
         met = None if ours is None else ours <= wall
         rows.append(Row(title, target.label, seconds(wall), compared, "spillguard <= this", met))
         recall = _recall(_peer_found(report), target.planted)

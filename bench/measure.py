@@ -34,6 +34,8 @@ class Run:
     peak_bytes: int
     code: int
     stderr: str
+    #: User and system time of the process and every child it waited for (workers, git).
+    cpu_seconds: float = 0.0
 
     @property
     def first_error_line(self) -> str:
@@ -123,7 +125,13 @@ def run(
         errors.seek(0)
         stderr = errors.read().decode(errors="replace")
     peak = max(sampler.peak if sampler else 0, usage.ru_maxrss * 1024)
-    return Run(seconds=seconds, peak_bytes=peak, code=process.returncode, stderr=stderr)
+    return Run(
+        seconds=seconds,
+        peak_bytes=peak,
+        code=process.returncode,
+        stderr=stderr,
+        cpu_seconds=usage.ru_utime + usage.ru_stime,
+    )
 
 
 def repeat(count: int, command: Sequence[str], **options: object) -> list[Run]:
@@ -152,6 +160,11 @@ def timed_then_peak(count: int, command: Sequence[str], **options: object) -> tu
 
 def median_seconds(runs: Sequence[Run]) -> float:
     return statistics.median(result.seconds for result in runs)
+
+
+def median_cpu(runs: Sequence[Run]) -> float:
+    """CPU time, which a busy machine inflates far less than wall time."""
+    return statistics.median(result.cpu_seconds for result in runs)
 
 
 def output_size(command: Sequence[str], *, cwd: Path | None = None) -> int:
