@@ -104,3 +104,22 @@ def test_a_batch_prefiltered_first_is_judged_as_each_text_alone(seed: int) -> No
     worth = batched.worth_scanning(texts)
     assert [batched.scan(fragment) for fragment in fragments] == alone
     assert all(worth[number] or not found for number, found in enumerate(alone))
+
+
+def test_a_text_whose_lowercase_changes_length_does_not_spoil_its_batch() -> None:
+    """It is judged line by line; the others of its batch keep their batched hits."""
+    keyword = Rule(name="T", kind="builtin", regexp=r"tok_[a-z]+", keywords=("tok_",))
+    anywhere = Rule(name="ANY", kind="custom", regexp=r"any_[a-z]+")
+    texts = ["tok_a\nİ x TOK_b tok_c\nİ", "x tok_d", "İ nothing", "any_e"]
+    scanner = Scanner(RuleSet(rules=(keyword,)))
+    assert scanner.worth_scanning(texts) == [True, True, True, False]
+    found = [scanner.scan(Fragment(path=f"f{n}", text=text)) for n, text in enumerate(texts)]
+    assert [[(f.path, f.line, f.match_text) for f in part] for part in found] == [
+        [("f0", 1, "tok_a"), ("f0", 2, "tok_c")],
+        [("f1", 1, "tok_d")],
+        [],
+        [],
+    ]
+    both = Scanner(RuleSet(rules=(keyword, anywhere)))
+    findings = both.scan(Fragment(path="f", text="İ any_f\ntok_g any_h\nİ"))
+    assert [(f.rule, f.line) for f in findings] == [("ANY", 1), ("T", 2)]

@@ -111,13 +111,15 @@ class Scanner:
         self._batch_hits = {}
         if self._index.always or not self._ascii_keywords:
             return [True] * len(texts)
-        joined = "\n".join(texts)
-        lowered = joined.lower()
-        if len(lowered) != len(joined):
-            return [True] * len(texts)
-        # Every character lowered to one, so each text's lowered part lies where the
-        # text does, and its hits, shifted to its start, are those of the text alone.
-        ends = list(itertools.accumulate(len(text) + 1 for text in texts))
+        # A text some of whose characters lower to two (İ) cannot be searched in
+        # place: it goes in empty, is worth scanning, and is judged line by line.
+        # In every other text each character lowered to one, so its hits in the
+        # joined text, shifted to its start, are those of the text alone.
+        parts = [text.lower() for text in texts]
+        odd = [len(part) != len(text) for part, text in zip(parts, texts, strict=True)]
+        parts = ["" if skip else part for part, skip in zip(parts, odd, strict=True)]
+        lowered = "\n".join(parts)
+        ends = list(itertools.accumulate(len(part) + 1 for part in parts))
         found: dict[int, list[tuple[int, frozenset[int]]]] = {}
         hits: list[tuple[int, frozenset[int]]] = []
         start = end = 0
@@ -125,11 +127,11 @@ class Scanner:
             if position >= end:
                 index = bisect.bisect_right(ends, position)
                 end = ends[index]
-                start = end - len(texts[index]) - 1
+                start = end - len(parts[index]) - 1
                 hits = found.setdefault(index, [])
             hits.append((position - start, rules))
         self._batch_hits = {id(texts[index]): (texts[index], hits) for index, hits in found.items()}
-        return [index in found for index in range(len(texts))]
+        return [skip or index in found for index, skip in enumerate(odd)]
 
     def scan(self, fragment: Fragment) -> list[Finding]:
         """The findings of one fragment, reviewed ones removed, allowlisted ones flagged."""
@@ -163,12 +165,7 @@ class Scanner:
         else:
             lowered = text.lower()
             if len(lowered) != len(text):
-                # Some non-ASCII characters change length when lowered; positions would
-                # drift, so lower each line on its own (rare, and still exact).
-                for line in _all_lines(text):
-                    rule_indexes = self._index.line_candidates(line.text.lower())
-                    if rule_indexes:
-                        yield line, rule_indexes
+                yield from self._candidates_by_line(text)
                 return
             hits = self._index.hits(lowered)
         hit_lines = _lines_of_hits(text, hits)
@@ -180,6 +177,24 @@ class Scanner:
         found = {line.index: rules for line, rules in hit_lines}
         for line in _all_lines(text):
             yield line, sorted(found.get(line.index, always) | always)
+
+    def _candidates_by_line(self, text: str) -> Iterator[tuple[_Line, list[int]]]:
+        """``_candidates`` of a text some of whose characters lower to two: positions
+        in the lowered text would drift from the text's, so each line is lowered on
+        its own, and one search of the lowered lines joined by newlines (no keyword
+        spans one) finds the keywords of each.
+        """
+        lines = list(_all_lines(text))
+        lowered = [line.text.lower() for line in lines]
+        ends = list(itertools.accumulate(len(part) + 1 for part in lowered))
+        found: dict[int, set[int]] = {}
+        for position, rules in self._index.hits("\n".join(lowered)):
+            found.setdefault(bisect.bisect_right(ends, position), set()).update(rules)
+        always = self._index.always
+        for number, line in enumerate(lines):
+            line_rules = found.get(number)
+            if line_rules is not None or always:
+                yield line, sorted(always.union(line_rules or ()))
 
     def _judge_exempt_first(
         self,

@@ -139,14 +139,6 @@ class KeywordIndex:
         found.sort(key=_position)
         return found
 
-    def line_candidates(self, lowered_line: str) -> list[int]:
-        """The sorted candidate rules of one lowered line (the slow, obvious way)."""
-        found = set(self.always)
-        for word, rules in self._built()[0].items():
-            if word in lowered_line:
-                found.update(rules)
-        return sorted(found)
-
 
 def _substrings(word: str) -> set[str]:
     return {
