@@ -325,8 +325,10 @@ def run_diff_tree(
     """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed.
 
     git writes to a file in ``scratch``, read once git is done: through a pipe, git's
-    small writes and the reader's wake-ups cost more system time than the reading,
-    and a scan running one git per core gains nothing from reading as git writes.
+    small writes and the reader's wake-ups cost more system time than the reading
+    (a whole history scan: 4.46 CPU-s through files, 4.77 through pipes), and a scan
+    running a git per core gains nothing from reading as git writes. The file takes
+    as much room as the diffs: tens of MB for a chunk of most repositories.
     """
     ids, errors, diffs = Path(scratch, "ids"), Path(scratch, "errors"), Path(scratch, "diffs")
     ids.write_bytes(stdin)
