@@ -81,21 +81,28 @@ def _selection(options: ScanOptions) -> Selection:
 
 
 def _selected_commits(options: ScanOptions) -> tuple[str, list[str]]:
-    """The repository's path and the selected commits' ids, children first.
+    """The repository's git directory and the selected commits' ids, children first.
 
-    Resolved before any scanning, so a bad revision fails first. The pack maps are
-    bounded for the walk and its workers, the object cache only for the workers
-    (bounded, the walk took a fifth longer before any worker starts); the walk's
-    cache is let go before they fork.
+    Resolved before any scanning, so a bad revision fails first. git lists them
+    where it is installed; otherwise a libgit2 walk, whose cache is let go before
+    the workers fork. libgit2's memory is bounded for the workers either way.
     """
+    import shutil
+
     from spillguard import git
-    from spillguard.sources.history import select_commits
 
     git.bound_pack_maps()
-    repo = git.open_repository(options.repo)
-    commits = [str(commit.id) for commit in select_commits(repo, _selection(options))]
-    path = repo.path
-    git.release(repo)  # what the walk cached and freed, before workers inherit it
+    if shutil.which("git") is not None:
+        from spillguard.sources.history_cli import git_dir_of, selected_ids
+
+        path, commits = git_dir_of(options.repo), selected_ids(options.repo, _selection(options))
+    else:
+        from spillguard.sources.history import select_commits
+
+        repo = git.open_repository(options.repo)
+        commits = [str(commit.id) for commit in select_commits(repo, _selection(options))]
+        path = repo.path
+        git.release(repo)  # what the walk cached and freed, before workers inherit it
     git.bound_object_cache()
     return path, commits
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spillguard.errors import GitError
-from spillguard.sources.received_cli import history_commits, iter_received, iter_tree_cli
+from spillguard.sources.received_cli import (
+    history_commits,
+    history_ids,
+    iter_received,
+    iter_tree_cli,
+)
 from spillguard.sources.staged_cli import run_git
 
 if TYPE_CHECKING:
@@ -23,6 +28,13 @@ def git_dir_of(path: str) -> str:
     if found is None:
         raise GitError(f"{path}: not a git repository")
     return found.decode().strip()
+
+
+def selected_ids(path: str, selection: Selection) -> list[str]:
+    """The selected commits' ids, children first (revisions are checked at the call)."""
+    git_dir = git_dir_of(path)
+    revisions = _revisions(git_dir, selection)
+    return history_ids(git_dir, revisions, since=selection.since, until=selection.until)
 
 
 def iter_history_cli(path: str, selection: Selection, *, max_size: int) -> Source:

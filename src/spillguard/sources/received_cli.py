@@ -66,19 +66,31 @@ def received_commits(
 def history_commits(
     git_dir: str, revisions: Sequence[str], *, since: float | None, until: float | None
 ) -> list[CliCommit]:
-    """``git rev-list REVISIONS`` (children first), committed in ``[since, until)``."""
-    listed = _git(git_dir, "rev-list", "--topo-order", "--format=%H %ct", *revisions, "--")
-    chosen = []
-    for line in listed.decode().splitlines():
-        commit, _, when = line.partition(" ")
-        if not when or line.startswith("commit "):
-            continue
-        if (since is None or int(when) >= since) and (until is None or int(when) < until):
-            chosen.append(commit)
+    """``history_ids``, each with its details."""
+    chosen = history_ids(git_dir, revisions, since=since, until=until)
     if not chosen:
         return []
     details = _details(git_dir, "".join(f"{commit}\n" for commit in chosen).encode())
     return [details[commit] for commit in chosen]
+
+
+def history_ids(
+    git_dir: str, revisions: Sequence[str], *, since: float | None, until: float | None
+) -> list[str]:
+    """``git rev-list --date-order REVISIONS`` (no parent before its children, otherwise
+    newest commit first: the order of libgit2's topological and time-sorted walk),
+    committed in ``[since, until)``."""
+    listed = _git(git_dir, "rev-list", "--date-order", "--format=%ct", *revisions, "--")
+    chosen = []
+    commit = ""
+    for line in listed.decode().splitlines():
+        if line.startswith("commit "):
+            commit = line.removeprefix("commit ")
+            continue
+        when = int(line)
+        if (since is None or when >= since) and (until is None or when < until):
+            chosen.append(commit)
+    return chosen
 
 
 def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
