@@ -129,3 +129,23 @@ def test_a_rule_is_tried_only_on_lines_holding_one_of_its_required_strings():
         (2, "ENV abcdefgh2"),
         (3, "Env abcdefgh3"),
     ]
+
+
+def test_a_line_judged_clean_before_is_judged_the_same_in_any_fragment():
+    """Lines without findings are remembered; lines with one are judged every time."""
+    scanner = Scanner(RuleSet(rules=(rule("T", r"tok_[a-z]{3}\b", keywords=("tok_",)),)))
+    texts = ["a = tok_x\nb = tok_abc\n", "b = tok_abc\na = tok_x\n", "a = tok_x\n"]
+    found = [
+        [(f.path, f.line) for f in scanner.scan(Fragment(path=f"{n}.py", text=text))]
+        for n, text in enumerate(texts)
+    ]
+    assert found == [[("0.py", 2)], [("1.py", 1)], []]
+
+
+def test_a_rule_that_looks_past_its_line_is_judged_again_on_a_repeated_line():
+    """Its verdict depends on the lines after: "BEGIN" alone is clean, with a body not."""
+    pem = rule("PEM", r"BEGIN KEY(?=\n[A-Z]{8})", keywords=("begin",), lookahead=True)
+    scanner = Scanner(RuleSet(rules=(pem,)))
+    assert scanner.scan(Fragment(path="a", text="BEGIN KEY\nshort\n")) == []
+    found = scanner.scan(Fragment(path="b", text="BEGIN KEY\nABCDEFGH\n"))
+    assert [(f.path, f.line) for f in found] == [("b", 1)]

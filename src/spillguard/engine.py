@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 #: How far past its line a ``lookahead`` rule may look (a PEM body follows its header).
 LOOKAHEAD_CHARS = 512
+#: Lines remembered as holding no finding: at most this many, each at most this long.
+_CLEAN_LINES = 1 << 17
+_CLEAN_LINE_LENGTH = 1000
 
 
 @functools.cache
@@ -81,6 +84,15 @@ class Scanner:
         # not its content (hashing megabytes of text costs time), and holding the text
         # so that the id stays its own. Holds one batch at most.
         self._batch_hits: dict[int, tuple[str, list[tuple[int, frozenset[int]]]]] = {}
+        # Lines already judged to hold no finding, by text and candidate rules: history
+        # repeats lines (a file edited again, a revert, a cherry-pick); half the
+        # candidate lines of the bench repository's history had been judged before.
+        # Exact, since a rule only ever stops being tried (it broke) and a line's
+        # verdict depends on nothing else, except for rules that look past their line.
+        self._clean: set[tuple[str, tuple[int, ...]]] = set()
+        self._looking_ahead = frozenset(
+            index for index, rule in enumerate(self.rules) if rule.lookahead
+        )
 
     def note_errors(self, errors: Iterable[RuleError]) -> None:
         """Rule errors met over earlier text by another Scanner (a worker's): skip those rules."""
@@ -234,6 +246,21 @@ class Scanner:
         return dataclasses.replace(finding, hidden=self._other_secrets(line, rule_indexes, finding))
 
     def _judge_line(
+        self, fragment: Fragment, line: _Line, rule_indexes: list[int]
+    ) -> Finding | None:
+        key = None
+        if len(line.text) <= _CLEAN_LINE_LENGTH and self._looking_ahead.isdisjoint(rule_indexes):
+            key = (line.text, tuple(rule_indexes))
+            if key in self._clean:
+                return None
+        finding = self._first_finding(fragment, line, rule_indexes)
+        if finding is None and key is not None:
+            if len(self._clean) >= _CLEAN_LINES:
+                self._clean.clear()
+            self._clean.add(key)
+        return finding
+
+    def _first_finding(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int]
     ) -> Finding | None:
         for position, index in enumerate(rule_indexes):

@@ -109,13 +109,24 @@ def _judge_chunk(job: _Job, commits: Sequence[str], scanner: Scanner) -> Tally:
 
 
 def _worker(commits: Sequence[str]) -> Tally:
-    """In a worker: one chunk, judged as if no rule had broken before it."""
+    """In a worker: one chunk, with the rule errors met in it."""
     if _job is None:  # pragma: no cover - only forked workers call this
         raise RuntimeError("worker started without a job")
-    scanner = Scanner(_job.ruleset)
+    scanner = _worker_scanner(_job)
+    known = len(scanner.errors)
     tally = _judge_chunk(_job, commits, scanner)
-    tally.errors = scanner.errors
+    tally.errors = scanner.errors[known:]
     return tally
+
+
+@functools.cache
+def _worker_scanner(job: _Job) -> Scanner:
+    """One Scanner per worker, so the lines it has judged clean serve its later chunks.
+
+    A rule that broke stays skipped in the worker's later chunks, as in one process;
+    those chunks come after the one that broke it, which the parent judges itself.
+    """
+    return Scanner(job.ruleset)
 
 
 def _ignore_interrupts() -> None:
