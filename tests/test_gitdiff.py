@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import pygit2
 import pytest
 
-from spillguard.models import Fragment
+from spillguard.models import Fragment, Selection
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit
 from spillguard.sources.diffparse import COMMIT_FORMAT, fragments, git_command, run_diff_tree
-from spillguard.sources.history import Selection, select_commits
+from spillguard.sources.history import select_commits
 from testing.genrepo import generate
 from testing.gitrepo import GitRepo
 from testing.tokens import expand

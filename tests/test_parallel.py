@@ -14,10 +14,10 @@ import pytest
 from spillguard import parallel
 from spillguard.cli import main
 from spillguard.engine import Scanner
-from spillguard.models import Fragment, RuleError, RuleSet
+from spillguard.models import Fragment, RuleError, RuleSet, Selection
 from spillguard.rules import builtin_rules
 from spillguard.scanning import run_scan
-from spillguard.sources.history import Selection, iter_history, select_commits
+from spillguard.sources.history import iter_history, select_commits
 from testing.genrepo import generate
 from testing.tokens import expand
 

@@ -14,9 +14,10 @@ import pygit2
 import pytest
 
 from spillguard.cli import main
+from spillguard.models import Selection
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit
-from spillguard.sources.history import Selection, select_commits
+from spillguard.sources.history import select_commits
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
 

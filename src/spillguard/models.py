@@ -187,3 +187,15 @@ class RefUpdate(NamedTuple):
     old: str
     new: str
     ref: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Selection:
+    """Which commits a history scan covers."""
+
+    revs: tuple[str, ...] = ()
+    all_refs: bool = False
+    branches: tuple[str, ...] = ()
+    #: Seconds since the epoch; the window is ``since <= commit time < until``.
+    since: float | None = None
+    until: float | None = None

@@ -8,12 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.errors import UsageError
-from spillguard.loading import load_config
-from spillguard.outcome import exit_code
-from spillguard.output import is_terminal, open_output
-from spillguard.report import ReportOptions, streaming_writer, writer
-from spillguard.report.color import use_color
-from spillguard.scanning import run_scan
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -21,10 +15,11 @@ if TYPE_CHECKING:
 
     from spillguard.cli import CommonOptions, ScanOptions
     from spillguard.config import Config
-    from spillguard.models import Finding, ScanResult
+    from spillguard.models import Finding, ScanResult, Selection
     from spillguard.progress import Progress
+    from spillguard.report import ReportOptions
     from spillguard.sources import Source
-    from spillguard.sources.history import Selection
+    from spillguard.sources.listing import Listing
 
 
 def _source(options: ScanOptions, config: Config, root: str) -> Source | None:
@@ -62,7 +57,7 @@ def _sha256(options: ScanOptions) -> bool:
 
 def _selection(options: ScanOptions) -> Selection:
     from spillguard.dates import parse_instant
-    from spillguard.sources.history import Selection
+    from spillguard.models import Selection
 
     since = None if options.since is None else parse_instant(options.since, "--since")
     until = None if options.until is None else parse_instant(options.until, "--until")
@@ -80,22 +75,30 @@ def _selection(options: ScanOptions) -> Selection:
     )
 
 
-def _selected_commits(options: ScanOptions) -> tuple[str, list[str]]:
-    """The repository's git directory and the selected commits' ids, children first.
-
-    Resolved before any scanning, so a bad revision fails first. git lists them
-    where it is installed; otherwise a libgit2 walk, whose cache is let go before
-    the workers fork. libgit2's memory is bounded for the workers either way.
-    """
+def _start_listing(options: ScanOptions) -> Listing | None:
+    """For a history scan with git installed: git begins listing the selected commits."""
     import shutil
 
+    if options.files or options.tree is not None or shutil.which("git") is None:
+        return None
+    from spillguard.sources.listing import Listing
+
+    return Listing(options.repo, _selection(options))
+
+
+def _selected_commits(options: ScanOptions, listing: Listing | None) -> tuple[str, list[str]]:
+    """The repository and the selected commits' ids, children first.
+
+    Resolved before any scanning, so a bad revision fails first: as git lists them,
+    or by a libgit2 walk without git, whose cache is let go before the workers fork.
+    libgit2's memory is bounded for the workers either way.
+    """
     from spillguard import git
 
     git.bound_pack_maps()
-    if shutil.which("git") is not None:
-        from spillguard.sources.history_cli import git_dir_of, selected_ids
-
-        path, commits = git_dir_of(options.repo), selected_ids(options.repo, _selection(options))
+    if listing is not None:
+        commits = listing.ids()
+        path = str(Path(options.repo).resolve())  # workers open it, perhaps cached by path
     else:
         from spillguard.sources.history import select_commits
 
@@ -107,13 +110,16 @@ def _selected_commits(options: ScanOptions) -> tuple[str, list[str]]:
     return path, commits
 
 
-def _scan(
+def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own place
     options: ScanOptions,
     config: Config,
     root: str,
     progress: Progress | None,
     on_finding: Callable[[Finding], None] | None,
+    listing: Listing | None,
 ) -> ScanResult:
+    from spillguard.scanning import run_scan
+
     source = _source(options, config, root)
     if source is not None:
         return run_scan(
@@ -137,7 +143,7 @@ def _scan(
         )
     from spillguard.parallel import default_jobs, scan_commits
 
-    repo_path, commits = _selected_commits(options)
+    repo_path, commits = _selected_commits(options, listing)
     return scan_commits(
         repo_path,
         commits,
@@ -160,6 +166,9 @@ def report_options(
     """
     export = common.format == "csv"
     dedupe = common.deduplicate
+    from spillguard.report import ReportOptions
+    from spillguard.report.color import use_color
+
     return ReportOptions(
         plaintext=common.include_plaintext or (export and config.include_plaintext_in_exports),
         color=common.format == "text" and use_color(common.color, stream),
@@ -180,6 +189,20 @@ def _repository_name(options: ScanOptions) -> str | None:
 
 
 def run_scan_command(options: ScanOptions) -> int:
+    listing = _start_listing(options)  # git lists commits while libgit2 and the config load
+    try:
+        return _run_scan(options, listing)
+    finally:
+        if listing is not None:
+            listing.close()
+
+
+def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
+    from spillguard.loading import load_config
+    from spillguard.outcome import exit_code
+    from spillguard.output import is_terminal, open_output
+    from spillguard.report import streaming_writer, writer
+
     common = options.common
     from spillguard.git import config_root
 
@@ -207,7 +230,7 @@ def run_scan_command(options: ScanOptions) -> int:
             else partial(stream_finding, stream=stream, options=report)
         )
         shown = None if isinstance(progress, NullProgress) else progress
-        result = _scan(options, config, root, shown, on_finding)
+        result = _scan(options, config, root, shown, on_finding, listing)
         if stream_finding is None:
             writer(common.format)(result, stream, report)
     if common.format != "text" and not common.quiet:

@@ -23,19 +23,8 @@ from spillguard.sources.commits import iter_walked_commit
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
+    from spillguard.models import Selection
     from spillguard.sources import Source
-
-
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Selection:
-    """Which commits a history scan covers."""
-
-    revs: tuple[str, ...] = ()
-    all_refs: bool = False
-    branches: tuple[str, ...] = ()
-    #: Seconds since the epoch; the window is ``since <= commit time < until``.
-    since: float | None = None
-    until: float | None = None
 
 
 @dataclasses.dataclass(slots=True)

@@ -19,8 +19,8 @@ from spillguard.sources.received_cli import (
 from spillguard.sources.staged_cli import run_git
 
 if TYPE_CHECKING:
+    from spillguard.models import Selection
     from spillguard.sources import Source
-    from spillguard.sources.history import Selection
 
 
 def git_dir_of(path: str) -> str:

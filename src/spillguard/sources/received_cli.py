@@ -18,6 +18,7 @@ from spillguard.errors import GitError
 from spillguard.git import is_zero_id
 from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
 from spillguard.sources.diffparse import commit_info_from
+from spillguard.sources.listing import HISTORY_LISTING, listed_ids
 from spillguard.sources.staged_cli import empty_tree_id, read_tree_change, run_git
 
 if TYPE_CHECKING:
@@ -80,17 +81,8 @@ def history_ids(
     """``git rev-list --date-order REVISIONS`` (no parent before its children, otherwise
     newest commit first: the order of libgit2's topological and time-sorted walk),
     committed in ``[since, until)``."""
-    listed = _git(git_dir, "rev-list", "--date-order", "--format=%ct", *revisions, "--")
-    chosen = []
-    commit = ""
-    for line in listed.decode().splitlines():
-        if line.startswith("commit "):
-            commit = line.removeprefix("commit ")
-            continue
-        when = int(line)
-        if (since is None or when >= since) and (until is None or when < until):
-            chosen.append(commit)
-    return chosen
+    listed = _git(git_dir, *HISTORY_LISTING, *revisions, "--")
+    return listed_ids(listed, since=since, until=until)
 
 
 def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:

@@ -1,0 +1,82 @@
+"""git listing the commits a history scan selects, begun as early as possible.
+
+``git rev-list`` takes as long as loading libgit2, the rules and the configuration;
+started before them, it costs a history scan almost nothing. This module imports
+neither libgit2 nor the rules, so that it can start first.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spillguard.models import Selection
+
+#: How history scans list commits: no parent before its children, otherwise newest
+#: first (the order of libgit2's topological, time-sorted walk), with commit times.
+HISTORY_LISTING = ("rev-list", "--date-order", "--format=%ct")
+
+
+def listed_ids(listed: bytes, *, since: float | None, until: float | None) -> list[str]:
+    """The ids ``HISTORY_LISTING`` printed, of commits made in ``[since, until)``."""
+    chosen = []
+    commit = ""
+    for line in listed.decode().splitlines():
+        if line.startswith("commit "):
+            commit = line.removeprefix("commit ")
+            continue
+        when = int(line)
+        if (since is None or when >= since) and (until is None or when < until):
+            chosen.append(commit)
+    return chosen
+
+
+class Listing:
+    """The selected commits' ids, children first, listed by git from the moment this is
+    made; ``ids`` waits for them, ``close`` stops git if they are not wanted after all.
+
+    Revisions are checked only if git cannot list them, so a bad one fails with
+    ``history_cli.selected_ids``'s message, and one that looks like an option is
+    never given to git.
+    """
+
+    def __init__(self, path: str, selection: Selection) -> None:
+        self._path = path
+        self._selection = selection
+        self._output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(); git never waits
+        arguments = _unchecked_revisions(selection)
+        self._process = None
+        if arguments is not None:
+            self._process = subprocess.Popen(
+                ["git", "-C", path, *HISTORY_LISTING, *arguments, "--"],
+                stdout=self._output,
+                stderr=subprocess.DEVNULL,
+            )
+
+    def ids(self) -> list[str]:
+        if self._process is None or self._process.wait() != 0:
+            from spillguard.sources.history_cli import selected_ids
+
+            return selected_ids(self._path, self._selection)
+        self._output.seek(0)
+        listed = self._output.read()
+        return listed_ids(listed, since=self._selection.since, until=self._selection.until)
+
+    def close(self) -> None:
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.kill()
+            self._process.wait()
+        self._output.close()
+
+
+def _unchecked_revisions(selection: Selection) -> list[str] | None:
+    """The revisions as ``git rev-list`` takes them; None if one might be read as an option."""
+    if any(rev.startswith("-") for rev in (*selection.revs, *selection.branches)):
+        return None
+    revisions = [f"refs/heads/{name}" for name in selection.branches]
+    revisions += ["--all"] if selection.all_refs else []
+    revisions += selection.revs
+    return revisions or ["HEAD"]
