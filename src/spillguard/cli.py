@@ -179,7 +179,7 @@ def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         metavar="N",
         help=(
             "worker processes for a history scan (default: one per CPU; at most 4 per CPU"
-            " and one per chunk of 256 commits, whatever N says)"
+            " and one per chunk of 64 commits, whatever N says)"
         ),
     )
     _add_common_options(scan)
