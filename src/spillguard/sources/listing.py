@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 #: How history scans list commits: no parent before its children, otherwise newest
 #: first (the order of libgit2's topological, time-sorted walk), with commit times.
 HISTORY_LISTING = ("rev-list", "--date-order", "--format=%ct")
+#: git maps as much of a pack as it reads (1 GiB windows), and its memory grew with the
+#: repository: listing 40,000 commits took 199 MB, with these 48 MB, in the same time.
+BOUNDED_PACK_MAPS = ("-c", "core.packedGitWindowSize=8m", "-c", "core.packedGitLimit=32m")
 
 
 def listed_ids(listed: bytes, *, since: float | None, until: float | None) -> list[str]:
@@ -50,7 +53,7 @@ class Listing:
         self._process = None
         if arguments is not None:
             self._process = subprocess.Popen(
-                ["git", "-C", path, *HISTORY_LISTING, *arguments, "--"],
+                ["git", *BOUNDED_PACK_MAPS, "-C", path, *HISTORY_LISTING, *arguments, "--"],
                 stdout=self._output,
                 stderr=subprocess.DEVNULL,
             )
