@@ -8,7 +8,6 @@ neither libgit2 nor the rules, so that it can start first.
 from __future__ import annotations
 
 import subprocess
-import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -46,6 +45,8 @@ class Listing:
     """
 
     def __init__(self, path: str, selection: Selection) -> None:
+        import tempfile  # here: a commit hook imports this module, and tempfile costs ms
+
         self._path = path
         self._selection = selection
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(); git never waits
