@@ -267,3 +267,25 @@ def test_a_size_limit_beyond_any_file_scans_everything(repo: GitRepo, capsys) ->
     assert main(["scan", "--repo", str(repo.path), "--format", "json"]) == 1
     found = json.loads(capsys.readouterr().out)["findings"]
     assert [(f["path"], f["line"]) for f in found] == [("a.env", 1)]
+
+
+def test_without_git_installed_libgit2_scans_the_same(
+    repo: GitRepo, capsys, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    """git lists and diffs the commits where it is installed; libgit2 alone, the same."""
+    key = expand("AKIA{rand:A2:16}", "without-git")
+    for day, (name, text) in enumerate(
+        [("a.env", f"A={key}\n"), ("b.py", "x = 1\n"), ("a.env", f"A={key}\nB={key}\n")], 1
+    ):
+        repo.write(name, text)
+        repo.commit(f"change {day}", date=f"2024-01-0{day}T00:00:00Z")
+    reports = []
+    for path in (None, str(tmp_path / "no-git-here")):
+        if path is not None:
+            monkeypatch.setenv("PATH", path)
+        assert main(["scan", "--all", "--repo", str(repo.path), "--format", "json"]) == 1
+        report = json.loads(capsys.readouterr().out)
+        report["summary"].pop("seconds")
+        reports.append(report)
+    assert reports[0] == reports[1]
+    assert [(f["path"], f["line"]) for f in reports[0]["findings"]] == [("a.env", 2), ("a.env", 1)]

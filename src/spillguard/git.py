@@ -70,10 +70,14 @@ def object_format(path: str) -> str | None:
 
 
 def _git_answer(path: str, *args: str) -> str | None:
-    """git's one-line answer about the repository at ``path``; None when it has none."""
-    completed = subprocess.run(
-        ["git", "-C", path, *args], capture_output=True, text=True, check=False
-    )
+    """git's one-line answer about the repository at ``path``; None when it has none
+    (or git is not installed: libgit2 then does everything)."""
+    try:
+        completed = subprocess.run(
+            ["git", "-C", path, *args], capture_output=True, text=True, check=False
+        )
+    except FileNotFoundError:
+        return None
     return completed.stdout.strip() or None if completed.returncode == 0 else None
 
 
