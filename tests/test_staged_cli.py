@@ -135,3 +135,15 @@ def test_the_hook_without_libgit2(base: GitRepo) -> None:
 def test_outside_a_repository_it_steps_aside(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert read_staged((CONFIG,)) is None
+
+
+def test_without_git_installed_the_hook_takes_the_libgit2_path(
+    base: GitRepo, monkeypatch, tmp_path
+) -> None:
+    base.write("app.py", f"key = '{KEY}'\n")
+    base.git("add", "-A")
+    monkeypatch.chdir(base.path)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git on it
+    assert read_staged((CONFIG,)) is None
+    items = list(iter_staged(git.open_from_environment(), max_size=MAX_SIZE))
+    assert [getattr(item, "path", None) for item in items] == ["app.py"]

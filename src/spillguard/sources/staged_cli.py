@@ -91,8 +91,12 @@ class Staged:
 
 
 def run_git(*args: str, stdin: bytes = b"") -> bytes | None:
-    """git's output, or None when it fails (the hook then takes the libgit2 path)."""
-    completed = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
+    """git's output, or None when it fails or is not installed (the hook then takes the
+    libgit2 path)."""
+    try:
+        completed = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
+    except FileNotFoundError:
+        return None
     return completed.stdout if completed.returncode == 0 else None
 
 
