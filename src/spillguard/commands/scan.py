@@ -90,24 +90,19 @@ def _selected_commits(options: ScanOptions, listing: Listing | None) -> tuple[st
     """The repository and the selected commits' ids, children first.
 
     Resolved before any scanning, so a bad revision fails first: as git lists them,
-    or by a libgit2 walk without git, whose cache is let go before the workers fork.
-    libgit2's memory is bounded for the workers either way.
+    or, without git, by a libgit2 walk. libgit2's memory is bounded for the walk and
+    for the workers, which inherit the bound.
     """
     from spillguard import git
 
-    git.bound_pack_maps()
+    git.bound_pack_memory()
     if listing is not None:
-        commits = listing.ids()
         path = str(Path(options.repo).resolve())  # workers open it, perhaps cached by path
-    else:
-        from spillguard.sources.history import select_commits
+        return path, listing.ids()
+    from spillguard.sources.history import select_commits
 
-        repo = git.open_repository(options.repo)
-        commits = [str(commit.id) for commit in select_commits(repo, _selection(options))]
-        path = repo.path
-        git.release(repo)  # what the walk cached and freed, before workers inherit it
-    git.bound_object_cache()
-    return path, commits
+    repo = git.open_repository(options.repo)
+    return repo.path, [str(commit.id) for commit in select_commits(repo, _selection(options))]
 
 
 def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own place
