@@ -170,25 +170,22 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     ref: str | None,
     others: tuple[pygit2.Tree, ...] = (),
 ) -> Iterable[SourceItem]:
-    plain = _plain(file)
-    # libgit2's id only where libgit2 is asked: most files never are.
-    new_id = pygit2.Oid(hex=file.new_id) if others or not plain else None
-    if new_id is not None and any(same_blob(tree, path, new_id) for tree in others):
+    new_id = pygit2.Oid(hex=file.new_id)
+    if any(same_blob(tree, path, new_id) for tree in others):
         return ()  # a merge that took this file from another parent adds nothing here
-    if not plain and new_id is not None:
+    if not _plain(file):
         reason, _ = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
             return (Skipped(path=path, reason=reason, commit=info.id),)
         added = _exact_added(repo, file, new_id)
-    elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, pygit2.Oid(hex=file.new_id)):
+    elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, new_id):
         # git diffed it as text with core.bigFileThreshold at max_size: neither too
         # large nor binary, so only a pointer file could be left out.
         return (Skipped(path=path, reason="LFS pointer", commit=info.id),)
     else:
         added = file.added
-    if new_id is not None:
-        for tree in others:
-            added = also_added_against(repo, tree, path, new_id, added)
+    for tree in others:
+        added = also_added_against(repo, tree, path, new_id, added)
     return fragments(path, added, info, ref)
 
 
