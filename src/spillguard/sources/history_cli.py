@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spillguard.errors import GitError
+from spillguard.sources.listing import revision_arguments
 from spillguard.sources.received_cli import (
     history_commits,
     history_ids,
@@ -54,24 +55,21 @@ def iter_tree_at_cli(path: str, rev: str, *, max_size: int) -> Source:
 
 
 def _revisions(git_dir: str, selection: Selection) -> list[str]:
-    revisions = []
+    """The selection's ``git rev-list`` arguments, each revision checked first, so a bad
+    one fails with a message that names it."""
     for name in selection.branches:
         if (
             run_git(f"--git-dir={git_dir}", "rev-parse", "--verify", "-q", f"refs/heads/{name}")
             is None
         ):
             raise GitError(f"no branch named {name!r}")
-        revisions.append(f"refs/heads/{name}")
-    if selection.all_refs:
-        revisions.append("--all")
     for rev in selection.revs:
         bare = rev.removeprefix("^")
         for side in bare.split("...", 1) if "..." in bare else bare.split("..", 1):
             _resolve(git_dir, side or "HEAD", "commit")
-        revisions.append(rev)
     if not (selection.revs or selection.branches or selection.all_refs):
-        revisions.append(_resolve(git_dir, "HEAD", "commit"))
-    return revisions
+        _resolve(git_dir, "HEAD", "commit")
+    return revision_arguments(selection)
 
 
 def _resolve(git_dir: str, rev: str, kind: str) -> str:

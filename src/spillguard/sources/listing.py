@@ -50,9 +50,9 @@ class Listing:
         self._path = path
         self._selection = selection
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close(); git never waits
-        arguments = _unchecked_revisions(selection)
         self._process = None
-        if arguments is not None:
+        if not any(rev.startswith("-") for rev in selection.revs):
+            arguments = revision_arguments(selection)
             self._process = subprocess.Popen(
                 ["git", *BOUNDED_PACK_MAPS, "-C", path, *HISTORY_LISTING, *arguments, "--"],
                 stdout=self._output,
@@ -76,10 +76,9 @@ class Listing:
         self._output.close()
 
 
-def _unchecked_revisions(selection: Selection) -> list[str] | None:
-    """The revisions as ``git rev-list`` takes them; None if one might be read as an option."""
-    if any(rev.startswith("-") for rev in (*selection.revs, *selection.branches)):
-        return None
+def revision_arguments(selection: Selection) -> list[str]:
+    """The selection as ``git rev-list`` arguments (a revision like an option is the
+    caller's to keep from git)."""
     revisions = [f"refs/heads/{name}" for name in selection.branches]
     revisions += ["--all"] if selection.all_refs else []
     revisions += selection.revs
