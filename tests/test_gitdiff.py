@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 import subprocess
 from typing import TYPE_CHECKING
 
@@ -10,11 +12,11 @@ import pytest
 
 from spillguard.models import Fragment, Selection
 from spillguard.sources import gitdiff
-from spillguard.sources.commits import iter_walked_commit
+from spillguard.sources.commits import iter_walked_commit, text_added
 from spillguard.sources.diffparse import COMMIT_FORMAT, fragments, git_command, run_diff_tree
 from spillguard.sources.history import select_commits
 from testing.genrepo import generate
-from testing.gitrepo import GitRepo
+from testing.gitrepo import GitRepo, git
 from testing.tokens import expand
 
 if TYPE_CHECKING:
@@ -23,6 +25,12 @@ if TYPE_CHECKING:
 MAX_SIZE = 4096
 KEY = expand("AKIA{rand:A2:16}", "gitdiff")
 LFS = "version https://git-lfs.github.com/spec/v1\noid sha256:{}\nsize 12345\n"
+#: The last 1,022 bytes of both versions of tail.py: git trims them (whole 1,024-byte
+#: blocks, then on to a line's end) before a diff without context, which keeps the run
+#: of lines added above them from sliding down into them, as it would in the whole file.
+SHARED_TAIL = "".join(f"value_{i:02} = {i:04}\n" for i in range(63)) + "x" * 13 + "\n"
+TAIL_BEFORE = "def main():\n    pass\n}\n}\n" + SHARED_TAIL
+TAIL_AFTER = "def main():\n    pass\n}\n}\nvalue_00 = 0000\n}\n}\n" + SHARED_TAIL
 EXT_LFS = (
     "version https://git-lfs.github.com/spec/v1\next-0-foo sha256:{}\noid sha256:{}\nsize 12345\n"
 )
@@ -54,11 +62,16 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def awkward(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     """One commit per case where git and libgit2 could see a change differently."""
     repo = GitRepo(tmp_path_factory.mktemp("awkward") / "repo")
-    repo.write("app.py", "import os\n\n\ndef main():\n    pass\n")
-    repo.write(".gitattributes", "*.txt -diff\n*.dat diff\n")
+    for name, text in {
+        "app.py": "import os\n\n\ndef main():\n    pass\n",
+        ".gitattributes": "*.txt -diff\n*.dat diff\n",
+        "tail.py": TAIL_BEFORE,
+    }.items():
+        repo.write(name, text)
     repo.commit("root")
-    # an ambiguous run of added lines (git -U0 would place it one line higher)
+    # ambiguous runs of added lines: one in a small file, one above a long shared tail
     repo.write("app.py", "import os\n\n\ndef extra():\n    return 1\n\n\ndef main():\n    pass\n")
+    repo.write("tail.py", TAIL_AFTER)
     repo.commit("slider")
     repo.write("notes.txt", f"text behind a -diff attribute\nkey = {KEY}\n")
     repo.write("blob.dat", b"\0binary behind a diff attribute\n" + KEY.encode())
@@ -147,6 +160,56 @@ def test_awkward_changes_are_the_same_item_for_item(awkward) -> None:
     assert {("ext-pointer.bin", "LFS pointer"), ("grows.txt", "too large")} <= skipped
     texts = [item.text for item in expected if getattr(item, "path", "") == "sizes.txt"]
     assert any(KEY in text for text in texts)  # exactly at the limit: scanned
+
+
+def test_added_lines_are_where_git_diff_u0_puts_them(awkward) -> None:
+    """Both paths place a run of added lines as ``git diff -U0`` does, which trims the
+    shared tail first; libgit2 on the whole files would put it a line lower."""
+    repo, commits = every_commit(awkward.path)
+    (slider,) = (commit for commit in commits if commit.message == "slider\n")
+    for items in (simple(repo, [slider]), fast(repo, [slider])):
+        placed = [
+            (item.start_line, item.text)
+            for item in items
+            if isinstance(item, Fragment) and item.path == "tail.py"
+        ]
+        assert placed == [(5, "value_00 = 0000\n}\n}\n")]
+    shown = awkward.git("diff", "-U0", "--no-indent-heuristic", f"{slider.id}~", str(slider.id))
+    assert "@@ -4,0 +5,3 @@" in shown
+    whole = pygit2.Patch.create_from(TAIL_BEFORE.encode(), TAIL_AFTER.encode(), context_lines=0)
+    assert [hunk.new_start for hunk in whole.hunks] == [6]
+
+
+def _git_u0_added(tmp_path: Path, old: bytes, new: bytes) -> list[int]:
+    """The new line numbers of the lines ``git diff -U0`` shows added."""
+    (tmp_path / "a").write_bytes(old)
+    (tmp_path / "b").write_bytes(new)
+    shown = git(
+        "diff", "--no-index", "-U0", "--no-indent-heuristic", "a", "b", cwd=tmp_path, check=False
+    )
+    spans = re.findall(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", shown, re.MULTILINE)
+    return [int(start) + n for start, count in spans for n in range(int(count or 1))]
+
+
+def test_text_added_agrees_with_git_diff_u0(tmp_path) -> None:
+    """Random insertions into files of a few repeated lines before a long tail of
+    distinct ones: where sliding runs meet the tail git trims. Whole-file libgit2
+    disagrees with git on some of them; text_added never does."""
+    chance = random.Random(6)  # noqa: S311 - reproducible cases, not secrets
+    disagreed = 0
+    for case in range(120):
+        common = [chance.choice(["}", "", "x = 1"]) for _ in range(chance.randint(0, 6))]
+        tail = [f"line {n} " + "." * chance.randint(0, 30) for n in range(chance.randint(20, 90))]
+        old = ["head", *common, *tail]
+        new = list(old)
+        at = 1 + chance.randint(0, len(common))
+        new[at:at] = (common + tail)[: chance.randint(1, 3)]
+        before, after = ("".join(f"{line}\n" for line in text).encode() for text in (old, new))
+        expected = _git_u0_added(tmp_path, before, after)
+        assert sorted(text_added(before, after)) == expected, case
+        whole = pygit2.Patch.create_from(before, after, context_lines=0)
+        disagreed += [line.new_lineno for h in whole.hunks for line in h.lines] != expected
+    assert disagreed > 0
 
 
 def test_git_sees_content_not_the_work_trees_attributes(awkward, monkeypatch, tmp_path) -> None:

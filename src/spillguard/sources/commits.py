@@ -2,9 +2,9 @@
 
 What a commit *adds*:
 
-- an ordinary commit: the ``+`` lines of its diff against its parent (no context
-  lines), with renames detected so that moving a file does not report it again; a
-  root commit is diffed against the empty tree;
+- an ordinary commit: the ``+`` lines of its diff against its parent, placed where
+  ``git diff -U0`` puts them (``text_added``), with renames detected so that moving a
+  file does not report it again; a root commit is diffed against the empty tree;
 - a merge: only the lines that **no parent had**, that is lines added relative to
   every parent (git's combined-diff view). A merge that takes a side branch's file
   as it is adds nothing, so the branch's findings are reported once, by the commits
@@ -100,7 +100,7 @@ def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff
 def _added_by_file(
     repo: pygit2.Repository, diff: pygit2.Diff, others: tuple[pygit2.Tree, ...], max_size: int
 ) -> Iterator[tuple[str, AddedLines | str]]:
-    for index, delta in enumerate(diff.deltas):
+    for delta in diff.deltas:
         if delta.status in _NOTHING_ADDED:
             continue
         new = delta.new_file
@@ -110,15 +110,9 @@ def _added_by_file(
         if reason is not None:
             yield new.path, reason
             continue
-        patch = diff[index]
-        if patch is None:
-            continue
-        added, nul = _patch_lines(patch)
-        if nul or wide_encoding(data):
-            # Raw lines with a NUL may be wide text: check the old side's mark too.
-            old_id = delta.old_file.id
-            old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
-            added = text_added(old, data)
+        old_id = delta.old_file.id
+        old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
+        added = text_added(old, data)
         for tree in others:
             added = also_added_against(repo, tree, new.path, new.id, added)
         if added:
@@ -157,26 +151,47 @@ def _patch_added(patch: pygit2.Patch) -> AddedLines:
     }
 
 
-def _patch_lines(patch: pygit2.Patch) -> tuple[AddedLines, bool]:
-    """The added lines, and whether any added or removed line holds a NUL byte."""
-    added: AddedLines = {}
-    nul = False
-    for hunk in patch.hunks:
-        for line in hunk.lines:
-            content = line.raw_content
-            if line.origin == "+":
-                added[line.new_lineno] = content
-            nul = nul or b"\0" in content
-    return added, nul
-
-
 def text_added(old: bytes | None, new: bytes) -> AddedLines:
-    """The lines ``new`` adds to ``old``, as libgit2 diffs them; when either side is
+    """The lines ``new`` adds to ``old``, as ``git diff -U0`` finds them: libgit2's
+    diff of the two after git's trim of their common tail; when either side is
     UTF-16/32 text (a byte order mark), both are compared as UTF-8 text."""
     if wide_encoding(new) or (old is not None and wide_encoding(old)):
         old = None if old is None else as_utf8(old)
         new = as_utf8(new)
+    if old is not None:
+        old, new = trim_common_tail(old, new)
     return _patch_added(pygit2.Patch.create_from(old, new, flag=DIFF_FLAGS, context_lines=0))
+
+
+#: git compares the files' tails in blocks of this many bytes.
+_TAIL_BLOCK = 1024
+
+
+def trim_common_tail(old: bytes, new: bytes) -> tuple[bytes, bytes]:
+    """Both texts without the whole lines of the tail they share, as git trims it
+    before a diff without context (``trim_common_tail`` in git's xdiff-interface.c).
+
+    Whole 1024-byte blocks from the end are cut while they are equal, then the cut
+    moves forward past the first newline, so only whole shared lines go. What goes
+    cannot be a change, but it can move one: a run of added lines that the full
+    texts would let slide down into the shared tail stays above it. The history
+    fast path asks git for diffs without context, which git trims; every other diff
+    is trimmed here the same way, so all paths place added lines alike.
+    """
+    trimmed = 0
+    limit = min(len(old), len(new))
+    while trimmed + _TAIL_BLOCK <= limit and (
+        old[len(old) - trimmed - _TAIL_BLOCK : len(old) - trimmed]
+        == new[len(new) - trimmed - _TAIL_BLOCK : len(new) - trimmed]
+    ):
+        trimmed += _TAIL_BLOCK
+    if not trimmed:
+        return old, new
+    newline = old.find(b"\n", len(old) - trimmed)
+    if newline < 0:
+        return old, new  # no whole line to cut
+    cut = len(old) - newline - 1
+    return old[: len(old) - cut], new[: len(new) - cut]
 
 
 def also_added_against(
