@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import marshal
+from pathlib import Path
 
 import pytest
 import regex
 
+from spillguard import rules as rules_module
 from spillguard.engine import Scanner, compiled
+from spillguard.errors import ConfigError
 from spillguard.models import Fragment, RuleSet
-from spillguard.rules import builtin_rules, builtin_table
+from spillguard.rules import builtin_rules, builtin_table, rule_tables
 from testing.tokens import expand
 
 TABLE = builtin_table()
@@ -128,3 +132,20 @@ def test_bearer_header_is_found_in_any_case_of_authorization(scanner: Scanner) -
     for header in ("AUTHORIZATION", "Authorization", "AUTHOR\u0130ZATION"):
         line = f"{header}: Bearer {value}"
         assert findings_of(scanner, line) == [("BEARER_TOKEN_HEADER", 1, line)]
+
+
+def test_rule_tables_are_checked_once_then_read_from_their_cache(tmp_path) -> None:
+    """The tables a commit hook reads come from a cache written only after the file
+    parsed and checked; a changed file is parsed and checked again."""
+    source = tmp_path / "builtin.toml"
+    source.write_bytes(Path(rules_module.__file__).with_name("builtin.toml").read_bytes())
+    fresh = rule_tables(source)
+    assert fresh == TABLE
+    (cache,) = (tmp_path / "__pycache__").iterdir()
+    assert rule_tables(source) == fresh  # from the cache now: prove it by altering it
+    cache.write_bytes(marshal.dumps([{"name": "FROM_THE_CACHE"}]))
+    assert rule_tables(source) == [{"name": "FROM_THE_CACHE"}]
+    source.write_text('[[rules]]\nname = "BROKEN"\nregexp = "x"\nweight = 3\n')
+    with pytest.raises(ConfigError, match=r"builtin\.toml: rule BROKEN.*weight"):
+        rule_tables(source)
+    assert list((tmp_path / "__pycache__").iterdir()) == [cache]  # nothing unchecked kept

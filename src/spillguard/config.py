@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import regex
 
 from spillguard import schema
-from spillguard._compat import tomllib
 from spillguard.errors import ConfigError
 from spillguard.models import ReviewedEntry, Rule, RuleSet
 from spillguard.rulecheck import RuleValidationError, compile_custom
@@ -70,6 +69,10 @@ class Config:
 
 def parse_toml(text: str, source: str) -> dict[str, Any]:
     """TOML text to a table; a syntax error names the file, line and column."""
+    # Imported here: a commit hook in a repository without a configuration file
+    # never parses TOML (the built-in rules are cached), and tomllib costs it ~4 ms.
+    from spillguard._compat import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
