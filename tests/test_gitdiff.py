@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pygit2
 import pytest
 
-from spillguard.models import Fragment, Selection
+from spillguard.models import Fragment, Selection, Skipped
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit, text_added
 from spillguard.sources.diffparse import COMMIT_FORMAT, fragments, git_command, run_diff_tree
@@ -313,13 +313,130 @@ def test_merges_are_the_same_item_for_item_and_mostly_git_s(merges, monkeypatch)
 
     monkeypatch.setattr(gitdiff, "iter_walked_commit", recording)
     assert fast(repo, commits) == expected
-    # libgit2 pairs renames, so commits with one take its path; the other merges do not
-    assert walked == ["merge brings a rename\n", "rename on a branch\n"]
+    # libgit2 pairs renames, so a commit with one takes its path; no merge does: a
+    # merge's combined diff has only the files that differ from every parent
+    assert walked == ["rename on a branch\n"]
+
+
+_WORDS = ("}", "", "x = 1", "return x", "def f():", "    pass", f"key = '{KEY}'")
+
+
+def _edited(chance: random.Random, text: str | None) -> str:
+    """``text`` with a few lines inserted, removed or replaced, or new text; its last
+    newline kept or dropped at random."""
+    lines = [] if text is None else text.split("\n")[: -1 if text.endswith("\n") else None]
+    if text is None or chance.random() < 0.1:
+        lines = [chance.choice(_WORDS) for _ in range(chance.randint(1, 12))]
+    for _ in range(chance.randint(1, 3)):
+        at = chance.randint(0, len(lines))
+        change = chance.random()
+        if change < 0.5:
+            lines[at:at] = [chance.choice(_WORDS) for _ in range(chance.randint(1, 3))]
+        elif change < 0.8:
+            del lines[at : at + chance.randint(1, 2)]
+        else:
+            lines[at : at + 1] = [f"line {chance.randint(0, 99)} = '{KEY}'"]
+    return "\n".join(lines) + ("\n" if chance.random() < 0.85 else "")
+
+
+def _merged_version(chance: random.Random, have: list[str | bytes]) -> str | bytes | None:
+    """A merge's version of a file its parents have as ``have``: one of them (most
+    often), one of them edited, one too large to scan, or none (deleted)."""
+    pick = chance.random()
+    if pick < 0.75:
+        return chance.choice(have)
+    if pick < 0.95:
+        base = chance.choice(have)
+        return _edited(chance, base if isinstance(base, str) else None)
+    if pick < 0.97:
+        return "x" * (MAX_SIZE + 1) + "\n"
+    return None
+
+
+@pytest.fixture(scope="module")
+def random_merges(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Merges no merge tool writes: each file of a merge taken from one parent as it is,
+    edited from one, written anew or deleted; two and three parents; text, binary and
+    oversized files, lines with and without their newline."""
+    chance = random.Random(11)  # noqa: S311 - reproducible cases, not secrets
+    path = tmp_path_factory.mktemp("random-merges") / "repo.git"
+    repo = pygit2.init_repository(str(path), bare=True)
+    who = pygit2.Signature("Dev", "dev@example.com", 1_700_000_000, 0)
+
+    def commit(files: dict[str, str | bytes], parents: list[pygit2.Oid]) -> pygit2.Oid:
+        tree = repo.TreeBuilder()
+        for name, content in sorted(files.items()):
+            data = content.encode() if isinstance(content, str) else content
+            tree.insert(name, repo.create_blob(data), pygit2.GIT_FILEMODE_BLOB)
+        return repo.create_commit(None, who, who, "change", tree.write(), parents)
+
+    main: dict[str, str | bytes] = {f"f{n}.py": _edited(chance, None) for n in range(6)}
+    main["blob.bin"] = b"\0binary\n"
+    tip = commit(main, [])
+    for _ in range(40):
+        sides = []
+        for _ in range(chance.choice((1, 1, 2))):
+            side = dict(main)
+            for name in chance.sample(sorted(main), 2):
+                old = side[name]
+                side[name] = _edited(chance, old if isinstance(old, str) else None)
+            sides.append((side, commit(side, [tip])))
+        parents = [main, *(side for side, _ in sides)]
+        merged = {
+            name: version
+            for name in sorted({name for parent in parents for name in parent})
+            if (version := _merged_version(chance, [p[name] for p in parents if name in p]))
+            is not None
+        }
+        if chance.random() < 0.1:
+            merged[f"new{chance.randint(0, 9)}.py"] = _edited(chance, None)
+        tip = commit(merged, [tip, *(oid for _, oid in sides)])
+        main = merged
+    repo.references.create("refs/heads/main", tip)
+    return path
+
+
+def test_random_merges_are_the_same_item_for_item(random_merges, monkeypatch) -> None:
+    repo, commits = every_commit(random_merges)
+    expected = simple(repo, commits)
+    walked: list[str] = []
+    original = gitdiff.iter_walked_commit
+
+    def recording(repo: pygit2.Repository, commit: pygit2.Commit, **options: object) -> object:
+        walked.append(str(commit.id))
+        return original(repo, commit, **options)  # type: ignore[arg-type]
+
+    exact: list[str] = []
+    diffed = gitdiff._exact_added
+
+    def diffing(repo: pygit2.Repository, file: object, new_id: pygit2.Oid) -> object:
+        exact.append(str(new_id))
+        return diffed(repo, file, new_id)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitdiff, "iter_walked_commit", recording)
+    monkeypatch.setattr(gitdiff, "_exact_added", diffing)
+    assert fast(repo, commits) == expected
+    merges = {str(commit.id) for commit in commits if len(commit.parents) > 1}
+    own = {
+        item.commit.id
+        for item in expected
+        if isinstance(item, Fragment) and item.commit and item.commit.id in merges
+    }
+    # Most merges add lines of their own, and git's combined diffs found them, for
+    # many files without libgit2 (the others lost lines: see _read_combined_hunks).
+    assert len(own - set(walked)) > len(merges) // 2
+    blobs = {
+        str(repo[item.commit.id].tree[item.path].id)
+        for item in expected
+        if isinstance(item, Fragment) and item.commit and item.commit.id in merges
+    }
+    assert len(blobs) // 4 <= len(blobs - set(exact)) < len(blobs)
+    assert any(isinstance(item, Skipped) and item.commit in merges for item in expected)
 
 
 def test_merges_with_an_older_git_take_the_libgit2_path(merges, monkeypatch) -> None:
     repo, commits = every_commit(merges.path)
-    monkeypatch.setattr(gitdiff, "merges_first_parent", lambda: False)
+    monkeypatch.setattr(gitdiff, "combined_merges", lambda: False)
     assert fast(repo, commits) == simple(repo, commits)
 
 

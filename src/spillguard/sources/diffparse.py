@@ -61,6 +61,9 @@ COMMIT_FORMAT = "--format=%x00%H %P%x00%e%x00%an%x00%ae%x00%at%x00%B%x00"
 _HEADER_NULS = COMMIT_FORMAT.count("%x00")
 _UNREADABLE = re.compile(r"fatal: unable to read ([0-9a-f]+)")
 _HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+#: A merge's hunk header (``--diff-merges=combined``): one ``@`` and one old range
+#: per parent, besides the two of a plain hunk.
+_COMBINED_HUNK = re.compile(rb"@(@@+) ((?:-\d+(?:,\d+)? )+)\+(\d+)(?:,(\d+))? @@@+")
 # A commit's id, or the two tree ids of a pair of trees, on a line of its own.
 _COMMIT_HEADER = re.compile(
     rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)(?: [0-9a-f]{40}(?:[0-9a-f]{24})?)?\n"
@@ -81,8 +84,10 @@ class FileDiff:
     status: str
     path: bytes
     binary: bool = False
-    #: An added or removed line holds a NUL: perhaps UTF-16/32 text, split on bytes.
-    nul: bool = False
+    #: git's lines of this file are not to be taken as they are: an added or removed
+    #: line holds a NUL (perhaps UTF-16/32 text, split on bytes), or a merge's hunk
+    #: did not add up.
+    unsure: bool = False
     #: Lines the new side has at least, by its hunks' line numbers.
     lines: int = 0
     added: dict[int, bytes] = dataclasses.field(default_factory=dict)
@@ -108,9 +113,13 @@ _HEADER_LENGTHS = frozenset({41, 65, 82, 130})  # one or two SHA-1 or SHA-256 id
 
 
 def _raw_entry(line: bytes) -> FileDiff:
-    """``:old_mode new_mode old_id new_id status<TAB>path``."""
-    fields, _, path = line[1:].rstrip(b"\n").partition(b"\t")
-    _, new_mode, old_id, new_id, status = fields.split(b" ")
+    """``:old_mode new_mode old_id new_id status<TAB>path``; a merge's have a colon, a
+    mode, an id and a status letter per parent (the first parent's are kept)."""
+    parents = len(line) - len(line.lstrip(b":"))
+    fields, _, path = line[parents:].rstrip(b"\n").partition(b"\t")
+    modes_ids = fields.split(b" ")
+    status = modes_ids.pop()
+    new_mode, old_id, new_id = modes_ids[parents], modes_ids[parents + 1], modes_ids[-1]
     if status[:1] in {b"R", b"C"}:  # ``old<TAB>new``: the new path is the file's
         path = path.rpartition(b"\t")[2]
     return FileDiff(
@@ -170,6 +179,57 @@ def _read_hunk(
     return last, nul, extent
 
 
+def _read_combined_hunks(
+    lines: Iterator[bytes], header: bytes, current: CommitDiff, added: dict[int, bytes]
+) -> bytes:
+    """Record a merge's hunks from ``header`` on (``--diff-merges=combined``); returns
+    the first line after them.
+
+    Each line has a column of marks per parent, and is the merge's own (recorded)
+    where every column is ``+``, for no parent has it. A line with a ``-`` is one a
+    parent had and the merge lost; without context, git hides the line that such
+    lines come before when the merge did not change it, yet counts it in the hunk's
+    range, so a hunk with lost lines leaves its file to libgit2 (``unsure``), as does
+    one that does not add up. Hunks are read to the first line without marks: their
+    counts are wrong for a file the merge deletes.
+    """
+    line = header
+    while line.startswith(b"@@@"):
+        match = _COMBINED_HUNK.match(line)
+        if match is None:
+            raise GitError(f"git diff-tree: unexpected hunk header {line[:80]!r}")
+        columns, ranges, start, new = match.groups()
+        parents = len(columns)
+        if len(ranges.split()) != parents:
+            raise GitError(f"git diff-tree: unexpected hunk header {line[:80]!r}")
+        number, plus = int(start), (1 if new is None else int(new))
+        first, own, unsure = number, b"+" * parents, False
+        for line in lines:
+            marks = line[:parents]
+            if len(line) <= parents or marks.strip(b" +-"):
+                break
+            if _MINUS in marks:
+                unsure = True
+                continue
+            unsure = unsure or b"\0" in line
+            if marks == own:
+                added[number] = line[parents:]
+            number += 1
+        else:
+            line = b""
+        unsure = unsure or number - first != plus
+        _note_hunk(current, unsure=unsure, extent=first + max(plus, 1) - 1)
+    return line
+
+
+def _note_hunk(current: CommitDiff, *, unsure: bool, extent: int) -> None:
+    """What a hunk says of the file whose section it is in."""
+    if 0 < current.sections <= len(current.files):
+        file = current.files[current.sections - 1]
+        file.unsure = file.unsure or unsure
+        file.lines = extent  # hunks come in order: the last reaches furthest
+
+
 def _no_newline(added: dict[int, bytes], last: int | None) -> None:
     """``\\ No newline at end of file`` after an added line: that line has none."""
     if last is not None:
@@ -188,27 +248,36 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
     for line in lines:
         tag = line[:1]
         if tag == b"@":
-            last, nul, extent = _read_hunk(lines, line, added)
-            if 0 < current.sections <= len(current.files):
-                file = current.files[current.sections - 1]
-                file.nul = file.nul or nul
-                file.lines = extent  # hunks come in order: the last reaches furthest
-            continue
+            if not line.startswith(b"@@@"):
+                last, nul, extent = _read_hunk(lines, line, added)
+                _note_hunk(current, unsure=nul, extent=extent)
+                continue
+            # a merge's hunks end on the line after them, which is taken below
+            line = _read_combined_hunks(lines, line, current, added)  # noqa: PLW2901
+            if line.startswith(b"@"):
+                raise GitError(f"git diff-tree: unexpected hunk after a merge's {line[:80]!r}")
+            last, tag = None, line[:1]
         if tag == b"\\":
             _no_newline(added, last)
-        elif tag == b"\0":
+        elif (started := _commit_start(tag, line, lines)) is not None:
             if current.commit:
                 yield current
-            current = _commit_header(line, lines)
-        elif len(line) in _HEADER_LENGTHS and (header := _COMMIT_HEADER.fullmatch(line)):
-            if current.commit:
-                yield current
-            current = CommitDiff(commit=header.group(1).decode())
+            current = started
         else:
             added = _section_line(current, tag, line, added)
         last = None
     if current.commit:
         yield current
+
+
+def _commit_start(tag: bytes, line: bytes, lines: Iterator[bytes]) -> CommitDiff | None:
+    """The commit whose output starts on ``line``: a ``COMMIT_FORMAT`` header, or a
+    line of commit or tree ids; None for any other line."""
+    if tag == b"\0":
+        return _commit_header(line, lines)
+    if len(line) in _HEADER_LENGTHS and (header := _COMMIT_HEADER.fullmatch(line)):
+        return CommitDiff(commit=header.group(1).decode())
+    return None
 
 
 def _commit_header(line: bytes, lines: Iterator[bytes]) -> CommitDiff:
@@ -247,7 +316,7 @@ def _section_line(
     """Take a raw entry or a patch header line; returns where added lines go next."""
     if tag == b":":
         current.files.append(_raw_entry(line))
-    elif tag == b"d" and line.startswith(b"diff --git "):
+    elif tag == b"d" and line.startswith((b"diff --git ", b"diff --combined ")):
         return _next_section(current)
     elif (
         tag == b"B"

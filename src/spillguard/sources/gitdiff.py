@@ -3,14 +3,17 @@
 git produces the diffs of many commits several times faster than libgit2 does. This
 module runs one ``git diff-tree --stdin`` over a batch of commits and turns its
 output into exactly the Fragments and Skipped items that ``sources.commits`` yields
-for each commit. A merge is diffed against its first parent, as the simple path
-does; libgit2 then only looks its other parents' versions of the changed files up
-(a file one of them has as it is adds nothing, and otherwise only lines new to each
-of them count). Wherever git's view could differ from libgit2's, the commit (or the
-file) goes through ``sources.commits`` instead:
+for each commit. A merge comes as git's combined diff: only the files that differ
+from every parent (a file the merge took from one of them as it is adds nothing),
+and in each the lines every parent lacks, which is what the simple path keeps of its
+diffs against each parent; a clean merge costs git no diff at all. Wherever git's
+view could differ from libgit2's, the commit (or the file) goes through
+``sources.commits`` instead:
 
 - commits that add and delete files or change a file's type (libgit2 may pair them
-  as renames), and merges when git is older than 2.31 (no ``--diff-merges``);
+  as renames), merges with a file new to the first parent (it could be paired with
+  one the first parent's diff deletes), and merges when git is older than 2.31 (no
+  ``--diff-merges``);
 - files git calls binary (``sources.commits`` judges only the new side's content),
   files with a NUL in a changed line (UTF-16/32 text is diffed decoded), and
   mode-only changes;
@@ -43,7 +46,6 @@ from spillguard.sources.commits import (
     also_added_against,
     commit_info,
     iter_walked_commit,
-    same_blob,
     text_added,
 )
 from spillguard.sources.diffparse import (
@@ -97,7 +99,7 @@ def iter_commits_fast(
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
         command, env = git_command(repo.path, scratch, max_size=max_size)
         ids = "".join(f"{commit}\n" for commit in commits).encode()
-        merges = (MERGES_FIRST_PARENT,) if merges_first_parent() else ()
+        merges = (COMBINED_MERGES,) if combined_merges() else ()
         diffs = run_diff_tree(command, env, ids, scratch, COMMIT_FORMAT, *merges)
         for commit in commits:
             ref = None if refs is None else refs.get(commit)
@@ -118,16 +120,17 @@ def iter_commits_fast(
                 yield from items
 
 
-#: Merges diffed against their first parent (git 2.31 and later).
-MERGES_FIRST_PARENT = "--diff-merges=first-parent"
-_FIRST_PARENT_SINCE = (2, 31)
+#: Merges as combined diffs (git 2.31 and later): only the files that differ from every
+#: parent, and in them the lines each parent lacks, marked per parent.
+COMBINED_MERGES = "--diff-merges=combined"
+_COMBINED_SINCE = (2, 31)
 
 
 @functools.cache
-def merges_first_parent() -> bool:
-    """Whether this git diffs merges against their first parent (else libgit2 does)."""
+def combined_merges() -> bool:
+    """Whether this git gives merges' combined diffs (else libgit2 diffs merges)."""
     found = re.search(rb"(\d+)\.(\d+)", run_git("version") or b"")
-    return found is not None and tuple(map(int, found.groups())) >= _FIRST_PARENT_SINCE
+    return found is not None and tuple(map(int, found.groups())) >= _COMBINED_SINCE
 
 
 def _commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit:
@@ -139,13 +142,17 @@ def _commit_items(
 ) -> list[SourceItem] | None:
     """The commit's items, or None when only the simple path gives the exact answer."""
     statuses = {file.status for file in diff.files}
-    if not statuses <= {"A", "M", "D"} or {"A", "D"} <= statuses:
+    merge = len(diff.parents) > 1
+    # A merge's entries are the files that differ from every parent, with their status
+    # against the first: one added there could be a file the simple path pairs as a
+    # rename with one the first parent's diff deletes (which no entry shows).
+    if not statuses <= ({"M", "D"} if merge else {"A", "M", "D"}) or {"A", "D"} <= statuses:
         return None  # possible renames or type changes
     if diff.sections != len(diff.files):
         return None
     info = diff.info or commit_info(_commit(repo, diff.commit))
     # A merge's lines are its own only where no other parent has them either.
-    others = tuple(_commit(repo, parent).tree for parent in diff.parents[1:])
+    others = tuple(_commit(repo, parent).tree for parent in diff.parents[1:] if diff.files)
     items: list[SourceItem] = []
     for file in diff.files:
         if file.status == "D":
@@ -168,25 +175,43 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     max_size: int,
     *,
     ref: str | None,
-    others: tuple[pygit2.Tree, ...] = (),
+    others: tuple[pygit2.Tree, ...],
 ) -> Iterable[SourceItem]:
+    """The file's items; ``others``, a merge's other parents' trees.
+
+    A merge's file is one that differs from every parent, and git's combined diff kept
+    only the lines no parent has, as the simple path does pair by pair; but it applies
+    no size limit (``core.bigFileThreshold``), so libgit2 judges the blob as the simple
+    path does, and it ends a last line that has no newline with one.
+    """
     new_id = pygit2.Oid(hex=file.new_id)
-    if any(same_blob(tree, path, new_id) for tree in others):
-        return ()  # a merge that took this file from another parent adds nothing here
-    if not _plain(file):
-        reason, _ = git.skip_reason(repo, new_id, file.new_mode, max_size)
+    if others or not _plain(file):
+        reason, data = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
             return (Skipped(path=path, reason=reason, commit=info.id),)
-        added = _exact_added(repo, file, new_id)
+        if _plain(file):
+            added = _without_missing_newline(file.added, data)
+        else:
+            added = _exact_added(repo, file, new_id)
+            for tree in others:
+                added = also_added_against(repo, tree, path, new_id, added)
     elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, new_id):
         # git diffed it as text with core.bigFileThreshold at max_size: neither too
         # large nor binary, so only a pointer file could be left out.
         return (Skipped(path=path, reason="LFS pointer", commit=info.id),)
     else:
         added = file.added
-    for tree in others:
-        added = also_added_against(repo, tree, path, new_id, added)
     return fragments(path, added, info, ref)
+
+
+def _without_missing_newline(added: dict[int, bytes], data: bytes) -> dict[int, bytes]:
+    """``added`` with the file's last line as the file has it, without a newline."""
+    if not data or data.endswith(b"\n"):
+        return added
+    last = data.count(b"\n") + 1
+    if last in added:
+        added[last] = added[last].removesuffix(b"\n")
+    return added
 
 
 def _plain(file: FileDiff) -> bool:
@@ -194,7 +219,7 @@ def _plain(file: FileDiff) -> bool:
     text, which git splits on bytes), and not a mode-only change."""
     return (
         file.new_mode in REGULAR_MODES
-        and not (file.binary or file.nul)
+        and not (file.binary or file.unsure)
         and file.old_id != file.new_id
     )
 

@@ -222,7 +222,7 @@ def _plain_files(diff: CommitDiff) -> list[tuple[str, FileDiff]] | None:
         if file.status == "D":
             continue
         # A NUL in a changed line may be UTF-16/32 text: libgit2's path decodes it.
-        plain = file.new_mode in REGULAR_MODES and not file.binary and not file.nul
+        plain = file.new_mode in REGULAR_MODES and not file.binary and not file.unsure
         if not plain or file.old_id == file.new_id or file.path.startswith(b'"'):
             return None
         try:
@@ -261,7 +261,7 @@ def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bo
     wide = [
         (file, [file.old_id, *(ids.get(file.path, "") for ids in against)])
         for file in diff.files
-        if (file.binary or file.nul) and file.new_mode in REGULAR_MODES and file.status != "D"
+        if (file.binary or file.unsure) and file.new_mode in REGULAR_MODES and file.status != "D"
     ]
     if not wide:
         return True
