@@ -110,6 +110,8 @@ class CommitDiff:
 # A hunk line's first byte, as the int that indexing bytes gives.
 _PLUS, _MINUS, _SPACE, _BACKSLASH = b"+- \\"
 _HEADER_LENGTHS = frozenset({41, 65, 82, 130})  # one or two SHA-1 or SHA-256 ids
+#: The first bytes of the lines ``_section_line`` takes (not ``index``, ``---``...).
+_SECTION_TAGS = frozenset({b":", b"d", b"B"})
 
 
 def _raw_entry(line: bytes) -> FileDiff:
@@ -259,11 +261,13 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
             last, tag = None, line[:1]
         if tag == b"\\":
             _no_newline(added, last)
-        elif (started := _commit_start(tag, line, lines)) is not None:
+        elif (tag == b"\0" or len(line) in _HEADER_LENGTHS) and (
+            started := _commit_start(tag, line, lines)
+        ):
             if current.commit:
                 yield current
             current = started
-        else:
+        elif tag in _SECTION_TAGS:
             added = _section_line(current, tag, line, added)
         last = None
     if current.commit:
