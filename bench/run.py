@@ -1,7 +1,7 @@
 """Benchmark spillguard on one machine, in one run, and print one table.
 
     python bench/run.py [--repo PATH ...] [--commits N] [--seed S] [--repeat N]
-                        [--quick] [--skip-peers]
+                        [--quick] [--skip-peers] [--merge-heavy]
 
 It generates (once, cached under bench/work/) a repository of realistic code with
 planted secrets, then times on it: the ``git log -p --all`` floor, ``spillguard
@@ -59,6 +59,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--skip-peers", action="store_true", help="do not time gitleaks/betterleaks"
     )
+    parser.add_argument(
+        "--merge-heavy",
+        action="store_true",
+        help="generate branch upon branch: about one commit in fourteen a merge",
+    )
     args = parser.parse_args(argv)
     args.commits = args.commits or (2000 if args.quick else 20000)
     args.repeat = args.repeat or (1 if args.quick else 3)
@@ -75,16 +80,23 @@ def _generator_version() -> str:
     return digest.hexdigest()[:10]
 
 
-def generated(commits: int, seed: int, pushes: dict[str, int]) -> tuple[Path, genrepo.Generated]:
+def generated(
+    commits: int, seed: int, pushes: dict[str, int], *, merge_heavy: bool
+) -> tuple[Path, genrepo.Generated]:
     """The cached generated repository, made (atomically) on first use."""
-    key = f"gen-{commits}-s{seed}-{'-'.join(map(str, pushes.values()))}-{_generator_version()}"
+    shape = "-merge-heavy" if merge_heavy else ""
+    sizes = "-".join(map(str, pushes.values()))
+    key = f"gen-{commits}{shape}-s{seed}-{sizes}-{_generator_version()}"
     home = WORK / key
     if not (home / "meta.json").is_file():
         partial = WORK / f"{key}.partial-{os.getpid()}"
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
         print(f"generating a {commits}-commit repository in {home} ...", file=sys.stderr)
-        made = genrepo.generate(partial / "history.git", commits=commits, seed=seed, pushes=pushes)
+        branching = genrepo.MERGE_HEAVY if merge_heavy else genrepo.Branching()
+        made = genrepo.generate(
+            partial / "history.git", commits=commits, seed=seed, pushes=pushes, branching=branching
+        )
         meta = {
             "commits": made.commits,
             "half": made.half,
@@ -154,7 +166,7 @@ def _measure(
         peers=not args.skip_peers,
     )
     base = home / "history.git"
-    label = f"generated, {made.commits} commits"
+    label = f"generated{', merge-heavy' if args.merge_heavy else ''}, {made.commits} commits"
     targets = [history.Target(base, label, made.planted, made.half)]
     targets += [history.Target(path, path.name) for path in extra]
     rows: list[Row] = []
@@ -170,7 +182,8 @@ def _measure(
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     extra = [check_repo(path) for path in args.repo]
-    home, made = generated(args.commits, args.seed, push_branches(quick=args.quick))
+    pushes = push_branches(quick=args.quick)
+    home, made = generated(args.commits, args.seed, pushes, merge_heavy=args.merge_heavy)
     # Clones, reports and push targets live only for this run (some hold the
     # planted secrets in plain text), outside the source tree.
     with tempfile.TemporaryDirectory(prefix="spillguard-bench-") as scratch:

@@ -58,6 +58,22 @@ class Generated:
     tip: str
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Branching:
+    """How often feature branches happen."""
+
+    #: The chance that a feature branch starts at a main-line commit.
+    start: float = 1 / 100
+    #: While one is open, the chance that the next commit is the branch's, not main's.
+    stay: float = 0.6
+
+
+#: Branch upon branch, each merged back (or not) in turn: about one commit in fourteen
+#: is a merge, each of a branch of 2 to 12 commits, as where every change is a pull
+#: request.
+MERGE_HEAVY = Branching(start=1 / 3, stay=0.8)
+
+
 @dataclasses.dataclass(slots=True)
 class _Feature:
     ref: str
@@ -201,8 +217,11 @@ def _message(rng: random.Random) -> str:
 class _Run:
     """One pass of the generator over ``commits`` commits."""
 
-    def __init__(self, history: _History, writer: _Writer, commits: int, secrets: int) -> None:
+    def __init__(
+        self, history: _History, writer: _Writer, commits: int, secrets: int, branching: Branching
+    ) -> None:
         self.history = history
+        self.branching = branching
         self.writer = writer
         self.commits = commits
         rng = history.rng
@@ -257,11 +276,11 @@ class _Run:
 
     def step(self) -> None:
         rng = self.history.rng
-        if self.feature is None and self.count > 20 and rng.random() < 1 / 100:
+        if self.feature is None and self.count > 20 and rng.random() < self.branching.start:
             self.feature = self.start_feature()
         if self.feature is None:
             self.main_commit(None)
-        elif rng.random() < 0.6:
+        elif rng.random() < self.branching.stay:
             self.feature_commit(self.feature)
         else:
             self.main_commit(1)
@@ -292,13 +311,14 @@ def _fast_import(repo: Path, write: Callable[[IO[bytes]], None]) -> dict[str, st
     return table
 
 
-def generate(
+def generate(  # noqa: PLR0913 - keyword-only knobs of one history
     target: Path,
     *,
     commits: int,
     seed: int = 0,
     secrets: int = 8,
     pushes: Mapping[str, int] | None = None,
+    branching: Branching = Branching(),
 ) -> Generated:
     """Create a bare repository at ``target`` with about ``commits`` commits.
 
@@ -313,7 +333,7 @@ def generate(
     def write_history(stream: IO[bytes]) -> None:
         writer = _Writer(stream, history.rng)
         _initial(history, writer)
-        run = _Run(history, writer, commits, secrets)
+        run = _Run(history, writer, commits, secrets, branching)
         run.count = 1
         while run.count < commits:
             run.step()
