@@ -318,7 +318,7 @@ def test_merges_are_the_same_item_for_item_and_mostly_git_s(merges, monkeypatch)
     assert walked == ["rename on a branch\n"]
 
 
-_WORDS = ("}", "", "x = 1", "return x", "def f():", "    pass", f"key = '{KEY}'")
+_WORDS = ("}", "", "x = 1", "return x", "def f():", "    pass", f"key = '{KEY}'", "crlf = 1\r")
 
 
 def _edited(chance: random.Random, text: str | None) -> str:
@@ -356,8 +356,8 @@ def _merged_version(chance: random.Random, have: list[str | bytes]) -> str | byt
 @pytest.fixture(scope="module")
 def random_merges(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Merges no merge tool writes: each file of a merge taken from one parent as it is,
-    edited from one, written anew or deleted; two and three parents; text, binary and
-    oversized files, lines with and without their newline."""
+    edited from one, written anew or deleted; two to four parents; text, binary and
+    oversized files, lines with and without their newline, CRLF lines."""
     chance = random.Random(11)  # noqa: S311 - reproducible cases, not secrets
     path = tmp_path_factory.mktemp("random-merges") / "repo.git"
     repo = pygit2.init_repository(str(path), bare=True)
@@ -375,9 +375,9 @@ def random_merges(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tip = commit(main, [])
     for _ in range(40):
         sides = []
-        for _ in range(chance.choice((1, 1, 2))):
+        for _ in range(chance.choice((1, 1, 2, 3))):
             side = dict(main)
-            for name in chance.sample(sorted(main), 2):
+            for name in chance.sample(sorted(main), min(2, len(main))):
                 old = side[name]
                 side[name] = _edited(chance, old if isinstance(old, str) else None)
             sides.append((side, commit(side, [tip])))
