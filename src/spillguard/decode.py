@@ -38,6 +38,8 @@ _WIDE_MARKS = (
     (b"\xff\xfe", "utf-16"),
     (b"\xfe\xff", "utf-16"),
 )
+#: Every mark, for one test that settles the common case (none) in one call.
+_ANY_WIDE_MARK = tuple(mark for mark, _ in _WIDE_MARKS)
 
 
 def wide_encoding(data: bytes) -> str | None:
@@ -46,6 +48,8 @@ def wide_encoding(data: bytes) -> str | None:
     Such text is full of NULs, yet it is text an editor shows: read as binary, it
     would hide whatever secret it holds.
     """
+    if not data.startswith(_ANY_WIDE_MARK):
+        return None  # most text: one call (this runs on every fragment a diff yields)
     for mark, codec in _WIDE_MARKS:
         if data.startswith(mark):
             return codec
