@@ -466,6 +466,7 @@ def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
             (who % "Zo\xeb".encode("latin-1"), b"latin-1 author\r\n\r\nCRLF body\r\n"),
             (who % b"Anne" + b"\nencoding ISO-8859-1", "caf\xe9\n".encode("latin-1")),
             (who % b"Bob", b"diff --git a/x b/x\n\n" + b"f" * 40 + b"\n@@ -1 +1 @@\n"),
+            (who.replace(b"1700000000", b"999999999999") % b"Far", b"from the year 33658"),
         )
     ):
         repo.write("a.py", (repo.path / "a.py").read_text() + f"more{number} = '{KEY}'\n")
@@ -476,8 +477,13 @@ def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
     expected = simple(opened, commits)
     assert fast(opened, commits) == expected
     fragments = [item for item in expected if isinstance(item, Fragment)]
-    assert len(fragments) == 5
+    assert len(fragments) == 6
     assert {fragment.commit.author for fragment in fragments if fragment.commit} >= {"Zoë", "Anne"}
+    dates = {
+        fragment.commit.author: fragment.commit.date for fragment in fragments if fragment.commit
+    }
+    assert dates["Far"] == "33658-09-27T01:46:39Z"  # past datetime's range, still scanned
+    assert dates["Bob"] == "2023-11-14T22:13:20Z"
 
 
 @pytest.mark.parametrize(

@@ -43,7 +43,6 @@ a commit.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +51,7 @@ from spillguard.errors import ConfigError
 from spillguard.models import ReviewedEntry
 
 if TYPE_CHECKING:
+    import datetime as dt
     from collections.abc import Mapping
 
 CACHE_VERSION = 1
@@ -139,6 +139,8 @@ def read_cache_data(path: Path) -> dict[str, Any]:
 
 
 def synced_at(data: Mapping[str, Any]) -> dt.datetime | None:
+    import datetime as dt  # here: a commit hook without a synced cache never needs it
+
     try:
         return dt.datetime.fromisoformat(str(data.get("synced_at")))
     except ValueError:
@@ -149,6 +151,8 @@ def age_notice(
     data: Mapping[str, Any], max_age_hours: float, now: dt.datetime | None = None
 ) -> str | None:
     """A warning when the cache is older than ``max_age_hours`` (0 never warns)."""
+    import datetime as dt
+
     when = synced_at(data)
     now = now or dt.datetime.now(dt.timezone.utc)
     if not max_age_hours or when is None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as dt
 import itertools
 import operator
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -304,13 +304,28 @@ def commit_info_from(
     commit: str, name: bytes, email: bytes, when: int, message: bytes
 ) -> CommitInfo:
     """Who and when, as reports show them: the author date in ISO 8601 UTC."""
-    date = dt.datetime.fromtimestamp(when, tz=dt.timezone.utc)
     return CommitInfo(
         id=commit,
         author=name.decode("utf-8", "replace"),
         email=email.decode("utf-8", "replace"),
-        date=date.isoformat().replace("+00:00", "Z"),
+        date=iso_date(when),
         message=message.decode("utf-8", "replace"),
+    )
+
+
+def iso_date(when: int) -> str:
+    """Seconds since the epoch as ISO 8601 UTC (``2024-05-01T12:00:00Z``).
+
+    A commit can claim any time: a year past 9999 gets more digits (``datetime`` would
+    raise and stop the scan), and one no calendar holds is left as its seconds.
+    """
+    try:
+        utc = time.gmtime(when)
+    except (OverflowError, OSError, ValueError):
+        return str(when)
+    return (
+        f"{utc.tm_year:04}-{utc.tm_mon:02}-{utc.tm_mday:02}"
+        f"T{utc.tm_hour:02}:{utc.tm_min:02}:{utc.tm_sec:02}Z"
     )
 
 
