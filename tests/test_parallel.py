@@ -139,3 +139,47 @@ def test_errors_noted_from_a_worker_skip_that_rule_from_then_on() -> None:
     scanner.note_errors([error])
     assert rule.name not in [f.rule for f in scanner.scan(fragment)]
     assert scanner.errors == [error]
+
+
+@pytest.fixture(scope="module")
+def tree_of_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Enough files for several chunks: plain text, secrets, binaries, an empty file."""
+    root = tmp_path_factory.mktemp("files")
+    for number in range(400):
+        folder = root / f"pkg{number % 7}"
+        folder.mkdir(exist_ok=True)
+        text = f"value_{number} = {number}\n" * (number % 13)
+        if number % 37 == 0:
+            text += f"aws_key = '{expand('AKIA{rand:A2:16}', f'files-{number}')}'\n"
+        (folder / f"mod{number}.py").write_text(text)
+    (root / "pkg0" / "blob.bin").write_bytes(b"\0binary" * 10)
+    return root
+
+
+def test_files_on_two_processes_match_one(tree_of_files) -> None:
+    """A --files scan is cut into chunks of files as history is into chunks of commits."""
+    from spillguard.sources.files import list_files, read_files
+
+    ruleset = RuleSet(rules=builtin_rules())
+    given = [str(tree_of_files), str(tree_of_files / "missing.py")]
+    listed = list_files(given)
+    assert len(parallel.chunks(listed, 2)) > 2
+    simple = run_scan(read_files(listed, max_size=MAX_SIZE), ruleset, scope="files")
+    assert threading.active_count() == 1  # so jobs=2 really forks
+    for jobs in (1, 2):
+        result = parallel.scan_files(listed, ruleset, max_size=MAX_SIZE, jobs=jobs)
+        assert without_seconds(result) == without_seconds(simple)
+        assert result.stats.bytes == simple.stats.bytes
+    assert len(simple.findings) == 11
+    assert {(s.reason, s.failed) for s in simple.skipped} == {
+        ("binary", False),
+        ("does not exist", True),
+    }
+
+
+def test_cli_jobs_change_nothing_in_a_files_report(tree_of_files) -> None:
+    one = run_cli("scan", "--files", str(tree_of_files), "--jobs", "1")
+    two = run_cli("scan", "--files", str(tree_of_files), "--jobs", "2")
+    assert one == two
+    assert one[0] == 1
+    assert one[1]["summary"]["files"] == 400

@@ -1,10 +1,11 @@
-"""History scans on every core: chunks of commits judged by forked workers, in order.
+"""History and file scans on every core: chunks judged by forked workers, in order.
 
-The parent selects the commits (the same walk, so the same order as a scan in one
-process) and cuts them into chunks. Each worker process opens the repository
-itself, turns a chunk into fragments (``sources.gitdiff``) and judges them with a
-Scanner of its own. The parent takes the chunks' results in chunk order, so the
-report is the same, finding for finding, as a scan in one process.
+The parent lists the work (the selected commits, in the walk's order, or the files
+under the given paths) and cuts it into chunks. Each worker process turns a chunk
+into items (``sources.gitdiff`` opens the repository once per worker;
+``sources.files`` reads the files) and judges them with a Scanner of its own. The
+parent takes the chunks' results in chunk order, so the report is the same, finding
+for finding, as a scan in one process.
 
 A rule that exceeds its time budget is skipped for the rest of a scan. A worker
 cannot know that a rule broke in an earlier chunk, so after the first chunk that
@@ -23,12 +24,13 @@ import signal
 import threading
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from spillguard import git
 from spillguard.engine import Scanner
 from spillguard.progress import NullProgress
 from spillguard.scanning import Tally
+from spillguard.sources.files import read_files
 from spillguard.sources.gitdiff import iter_commit_chunk
 
 if TYPE_CHECKING:
@@ -38,11 +40,16 @@ if TYPE_CHECKING:
 
     from spillguard.models import Finding, RuleSet, ScanResult
     from spillguard.progress import Progress
+    from spillguard.sources import Source
+    from spillguard.sources.files import FileEntry
 
-#: Commits per chunk. Each chunk costs a git process (~10 ms of CPU), so chunks are
-#: as large as load balance allows: each is the workers' share of what is left
-#: (guided scheduling), so the first are large and the last few small, and no worker
-#: waits long for another at the end. Bounded both ways: one git process per few
+#: A unit of work: a commit id, or a listed file.
+_Unit = TypeVar("_Unit")
+
+#: Commits (or files) per chunk. Each chunk of commits costs a git process (~10 ms of
+#: CPU), so chunks are as large as load balance allows: each is the workers' share of
+#: what is left (guided scheduling), so the first are large and the last few small,
+#: and no worker waits long for another at the end. Bounded both ways: one git process per few
 #: commits costs more than it balances (this repository's 197 commits: 0.39 s in
 #: two processes, 0.51 s in one), and a chunk's results are held until the chunks
 #: before it are done.
@@ -58,9 +65,9 @@ MAX_JOBS_PER_CPU = 4
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Job:
-    repo_path: str
     ruleset: RuleSet
-    max_size: int
+    #: A chunk of the work (commit ids, listed files) to the items to judge.
+    items: Callable[[Sequence[Any]], Source]
 
 
 #: The job of this scan, set in the parent before forking, so workers inherit it
@@ -81,14 +88,15 @@ def worker_count(requested: int, parts: int) -> int:
     return max(1, min(requested, parts, MAX_JOBS_PER_CPU * default_jobs()))
 
 
-def chunks(commits: Sequence[str], jobs: int) -> list[Sequence[str]]:
-    """The commits, in order, cut in chunks of the workers' share of what is left."""
-    smallest = max(MIN_CHUNK, min(LAST_CHUNK, math.ceil(len(commits) / LAST_SHARE)))
+def chunks(work: Sequence[_Unit], jobs: int) -> list[Sequence[_Unit]]:
+    """The work (commits, files), in order, cut in chunks of the workers' share of
+    what is left."""
+    smallest = max(MIN_CHUNK, min(LAST_CHUNK, math.ceil(len(work) / LAST_SHARE)))
     parts = []
     start = 0
-    while start < len(commits):
-        size = min(MAX_CHUNK, max(smallest, math.ceil((len(commits) - start) / jobs)))
-        parts.append(commits[start : start + size])
+    while start < len(work):
+        size = min(MAX_CHUNK, max(smallest, math.ceil((len(work) - start) / jobs)))
+        parts.append(work[start : start + size])
         start += size
     return parts
 
@@ -100,20 +108,23 @@ def _repository(path: str) -> pygit2.Repository:
     return git.open_repository(path)
 
 
-def _judge_chunk(job: _Job, commits: Sequence[str], scanner: Scanner) -> Tally:
-    repo = _repository(job.repo_path)
+def _commit_items(repo_path: str, max_size: int, commits: Sequence[str]) -> Source:
+    return iter_commit_chunk(_repository(repo_path), commits, max_size=max_size)
+
+
+def _judge_chunk(job: _Job, part: Sequence[Any], scanner: Scanner) -> Tally:
     tally = Tally()
-    tally.judge(iter_commit_chunk(repo, commits, max_size=job.max_size), scanner)
+    tally.judge(job.items(part), scanner)
     return tally
 
 
-def _worker(commits: Sequence[str]) -> Tally:
+def _worker(part: Sequence[Any]) -> Tally:
     """In a worker: one chunk, with the rule errors met in it."""
     if _job is None:  # pragma: no cover - only forked workers call this
         raise RuntimeError("worker started without a job")
     scanner = _worker_scanner(_job)
     known = len(scanner.errors)
-    tally = _judge_chunk(_job, commits, scanner)
+    tally = _judge_chunk(_job, part, scanner)
     tally.errors = scanner.errors[known:]
     return tally
 
@@ -134,7 +145,7 @@ def _ignore_interrupts() -> None:
 
 
 @contextmanager
-def _pool(job: _Job, parts: Sequence[Sequence[str]], jobs: int) -> Iterator[Iterator[Tally]]:
+def _pool(job: _Job, parts: Sequence[Sequence[Any]], jobs: int) -> Iterator[Iterator[Tally]]:
     """The chunks' results, in chunk order, from ``jobs`` forked workers."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -175,33 +186,72 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
 ) -> ScanResult:
     """Judge the lines each commit adds, on ``jobs`` processes; same result as one."""
     started = time.monotonic()
-    job = _Job(repo_path=repo_path, ruleset=ruleset, max_size=max_size)
-    parts = chunks(commits, worker_count(jobs, len(commits)))
-    jobs = worker_count(jobs, len(parts))
-    scanner = Scanner(ruleset)
-    total = Tally()
+    items = functools.partial(_commit_items, repo_path, max_size)
+    job = _Job(ruleset=ruleset, items=items)
     shown = progress or NullProgress()
-    shown.start(len(commits), "commits")
-    try:
-        with _results(job, parts, jobs) as results:
-            for part_commits in parts:
-                part = None if scanner.errors else next(results, None)
-                if part is None:  # one process, or a rule broke in an earlier chunk
-                    part = _judge_chunk(job, part_commits, scanner)
-                else:
-                    scanner.note_errors(part.errors)
-                    part.errors = []
-                total.add(part, on_finding)
-                shown.advance(len(part_commits))
-    finally:
-        shown.finish()
-    total.errors = scanner.errors
+    total = _judge_parts(job, commits, jobs, on_finding=on_finding, shown=shown, noun="commits")
     total.commits.update(commits)  # those that add no line were walked too
     return total.result(started=started, notices=notices)
 
 
+def scan_files(  # noqa: PLR0913 - keyword-only knobs of one scan
+    files: Sequence[FileEntry],
+    ruleset: RuleSet,
+    *,
+    max_size: int,
+    jobs: int,
+    on_finding: Callable[[Finding], None] | None = None,
+    notices: Iterable[str] = (),
+) -> ScanResult:
+    """Judge the listed files (``sources.files.list_files``), on ``jobs`` processes;
+    same result as one."""
+    started = time.monotonic()
+    job = _Job(ruleset=ruleset, items=functools.partial(_file_items, max_size=max_size))
+    total = _judge_parts(
+        job, files, jobs, on_finding=on_finding, shown=NullProgress(), noun="files"
+    )
+    return total.result(started=started, notices=notices, scope="files")
+
+
+def _file_items(files: Sequence[FileEntry], *, max_size: int) -> Source:
+    return read_files(files, max_size=max_size)
+
+
+def _judge_parts(  # noqa: PLR0913 - the parts of one scan, each from its own place
+    job: _Job,
+    work: Sequence[_Unit],
+    jobs: int,
+    *,
+    on_finding: Callable[[Finding], None] | None,
+    shown: Progress,
+    noun: str,
+) -> Tally:
+    """The work's Tally, chunk by chunk in order, each judged by a worker while no
+    rule has broken (and by this process after one has)."""
+    parts = chunks(work, worker_count(jobs, len(work)))
+    jobs = worker_count(jobs, len(parts))
+    scanner = Scanner(job.ruleset)
+    total = Tally()
+    shown.start(len(work), noun)
+    try:
+        with _results(job, parts, jobs) as results:
+            for part_work in parts:
+                part = None if scanner.errors else next(results, None)
+                if part is None:  # one process, or a rule broke in an earlier chunk
+                    part = _judge_chunk(job, part_work, scanner)
+                else:
+                    scanner.note_errors(part.errors)
+                    part.errors = []
+                total.add(part, on_finding)
+                shown.advance(len(part_work))
+    finally:
+        shown.finish()
+    total.errors = scanner.errors
+    return total
+
+
 @contextmanager
-def _results(job: _Job, parts: Sequence[Sequence[str]], jobs: int) -> Iterator[Iterator[Tally]]:
+def _results(job: _Job, parts: Sequence[Sequence[Any]], jobs: int) -> Iterator[Iterator[Tally]]:
     if not _can_fork(jobs, len(parts)):
         yield iter(())
         return

@@ -22,21 +22,13 @@ if TYPE_CHECKING:
     from spillguard.sources.listing import Listing
 
 
-def _source(options: ScanOptions, config: Config, root: str) -> Source | None:
-    """The files or tree to scan; None for a history scan.
-
-    ``root`` is where the configuration was found: files are named from it, so its
-    allowlist_paths apply.
-    """
+def _source(options: ScanOptions, config: Config) -> Source | None:
+    """The tree to scan; None for a history or files scan."""
     history = options.revs or options.all_refs or options.branches or options.since or options.until
     if history and (options.files or options.tree is not None):
         raise UsageError(
             "REV, --all, --branch, --since and --until select history, not --tree/--files"
         )
-    if options.files:
-        from spillguard.sources.files import iter_files
-
-        return iter_files(options.files, max_size=config.max_file_size, root=root)
     if options.tree is not None:
         if _sha256(options):
             from spillguard.sources.history_cli import iter_tree_at_cli
@@ -115,7 +107,9 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
 ) -> ScanResult:
     from spillguard.scanning import run_scan
 
-    source = _source(options, config, root)
+    source = _source(options, config)
+    if options.files:
+        return _scan_files(options, config, root, on_finding)
     if source is not None:
         return run_scan(
             source,
@@ -148,6 +142,27 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
         on_finding=on_finding,
         notices=config.notices,
         progress=progress,
+    )
+
+
+def _scan_files(
+    options: ScanOptions,
+    config: Config,
+    root: str,
+    on_finding: Callable[[Finding], None] | None,
+) -> ScanResult:
+    """``--files``: ``root`` is where the configuration was found, and files are named
+    from it, so its allowlist_paths apply."""
+    from spillguard.parallel import default_jobs, scan_files
+    from spillguard.sources.files import list_files
+
+    return scan_files(
+        list_files(options.files, root=root),
+        config.ruleset,
+        max_size=config.max_file_size,
+        jobs=options.jobs or default_jobs(),
+        on_finding=on_finding,
+        notices=config.notices,
     )
 
 

@@ -17,23 +17,39 @@ if TYPE_CHECKING:
 SKIPPED_DIRECTORIES = frozenset({".git", ".hg", ".svn"})
 
 
-def iter_files(paths: Iterable[str], *, max_size: int, root: str | None = None) -> Source:
-    """Fragments for every file under ``paths``, in a stable order.
+#: One file to read: where it is, and the path reports give it (None: a path given on
+#: the command line that does not exist).
+FileEntry = tuple[str, "str | None"]
+
+
+def list_files(paths: Iterable[str], *, root: str | None = None) -> list[FileEntry]:
+    """Every file under ``paths``, in a stable order, with its name in reports;
+    nothing is read yet (``read_files`` reads them, each worker its share).
 
     A file inside ``root`` (the repository) is named from it, as history and tree
     scans name files: ``allowlist_paths`` and fingerprints then see the same path
     however it was given on the command line.
     """
     top = None if root is None else str(Path(root).absolute())
+    entries: list[FileEntry] = []
     for given in paths:
         start = Path(given)
         if start.is_dir():
-            for path in _walk(start):
-                yield _read(path, _display(path, top), max_size)
+            entries += ((str(path), _display(path, top)) for path in _walk(start))
         elif start.exists() or start.is_symlink():
-            yield _read(start, _display(start, top), max_size)
+            entries.append((given, _display(start, top)))
         else:
-            yield Skipped(path=given, reason="does not exist", failed=True)
+            entries.append((given, None))
+    return entries
+
+
+def read_files(entries: Iterable[FileEntry], *, max_size: int) -> Source:
+    """The Fragment or Skipped item of each listed file, in order."""
+    for path, display in entries:
+        if display is None:
+            yield Skipped(path=path, reason="does not exist", failed=True)
+        else:
+            yield _read(Path(path), display, max_size)
 
 
 def _walk(root: Path) -> Iterator[Path]:
