@@ -1,8 +1,9 @@
-"""History scans on several processes report exactly what one process reports."""
+"""History, files and tree scans on several processes report exactly what one reports."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -19,6 +20,7 @@ from spillguard.rules import builtin_rules
 from spillguard.scanning import run_scan
 from spillguard.sources.history import iter_history, select_commits
 from testing.genrepo import generate
+from testing.gitrepo import GitRepo
 from testing.tokens import expand
 
 if TYPE_CHECKING:
@@ -167,7 +169,8 @@ def test_files_on_two_processes_match_one(tree_of_files) -> None:
     simple = run_scan(read_files(listed, max_size=MAX_SIZE), ruleset, scope="files")
     assert threading.active_count() == 1  # so jobs=2 really forks
     for jobs in (1, 2):
-        result = parallel.scan_files(listed, ruleset, max_size=MAX_SIZE, jobs=jobs)
+        items = parallel.file_items(MAX_SIZE)
+        result = parallel.scan_listed(listed, items, ruleset, jobs=jobs)
         assert without_seconds(result) == without_seconds(simple)
         assert result.stats.bytes == simple.stats.bytes
     assert len(simple.findings) == 11
@@ -182,4 +185,28 @@ def test_cli_jobs_change_nothing_in_a_files_report(tree_of_files) -> None:
     two = run_cli("scan", "--files", str(tree_of_files), "--jobs", "2")
     assert one == two
     assert one[0] == 1
+    assert one[1]["summary"]["files"] == 400
+
+
+def test_a_tree_on_two_processes_matches_one(tree_of_files, tmp_path) -> None:
+    """``--tree``: the tree's files are listed, then read by the workers, in chunks."""
+    from spillguard import git
+
+    repo = GitRepo(tmp_path / "repo")
+    shutil.copytree(tree_of_files, repo.path, dirs_exist_ok=True)
+    repo.commit("many files")
+    opened = pygit2.Repository(str(repo.path))
+    tree = git.resolve_tree(opened, "HEAD")
+    ruleset = RuleSet(rules=builtin_rules())
+    simple = run_scan(git.iter_tree(opened, tree, max_size=MAX_SIZE), ruleset, scope="files")
+    listed = git.list_tree(opened, tree)
+    assert len(parallel.chunks(listed, 2)) > 2
+    assert threading.active_count() == 1  # so jobs=2 really forks
+    for jobs in (1, 2):
+        items = parallel.tree_items(opened.path, MAX_SIZE)
+        result = parallel.scan_listed(listed, items, ruleset, jobs=jobs)
+        assert without_seconds(result) == without_seconds(simple)
+    assert len(simple.findings) == 11
+    one = run_cli("scan", "--tree", "HEAD", "--repo", str(repo.path), "--jobs", "1")
+    assert one == run_cli("scan", "--tree", "HEAD", "--repo", str(repo.path), "--jobs", "2")
     assert one[1]["summary"]["files"] == 400

@@ -178,8 +178,8 @@ def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         type=_positive_int,
         metavar="N",
         help=(
-            "worker processes for a history or --files scan (default: one per CPU; at"
-            " most 4 per CPU and one per chunk of 64 commits or files, whatever N says)"
+            "worker processes for a history, --files or --tree scan (default: one per CPU;"
+            " at most 4 per CPU and one per chunk of 64 commits or files, whatever N says)"
         ),
     )
     _add_common_options(scan)

@@ -15,7 +15,7 @@ from spillguard.errors import GitError, UsageError
 from spillguard.models import Fragment, Skipped
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
 
 LINK_MODE = int(FileMode.LINK)
 GITLINK_MODE = int(FileMode.COMMIT)
@@ -208,17 +208,35 @@ def blob_fragment(
     return Fragment(path=path, text=decode(data))
 
 
+#: A file of a tree: its path, blob id (hex) and mode.
+TreeFile = tuple[str, str, int]
+
+
 def iter_tree(
     repo: pygit2.Repository, tree: pygit2.Tree, *, max_size: int, prefix: str = ""
 ) -> Iterator[Fragment | Skipped]:
     """Every file of a tree, depth first, in git's order."""
+    return read_tree_files(repo, list_tree(repo, tree, prefix), max_size=max_size)
+
+
+def list_tree(repo: pygit2.Repository, tree: pygit2.Tree, prefix: str = "") -> list[TreeFile]:
+    """Every file of a tree, depth first, in git's order; no blob is read yet."""
+    files: list[TreeFile] = []
     for entry in tree:
         path = f"{prefix}{entry.name}"
         if entry.filemode == TREE_MODE:
-            subtree = repo[entry.id].peel(pygit2.Tree)
-            yield from iter_tree(repo, subtree, max_size=max_size, prefix=f"{path}/")
+            files += list_tree(repo, repo[entry.id].peel(pygit2.Tree), f"{path}/")
         else:
-            yield blob_fragment(repo, entry.id, path, entry.filemode, max_size)
+            files.append((path, str(entry.id), entry.filemode))
+    return files
+
+
+def read_tree_files(
+    repo: pygit2.Repository, files: Iterable[TreeFile], *, max_size: int
+) -> Iterator[Fragment | Skipped]:
+    """The Fragment or Skipped item of each listed file of a tree, in order."""
+    for path, object_id, mode in files:
+        yield blob_fragment(repo, pygit2.Oid(hex=object_id), path, mode, max_size)
 
 
 def file_at_head(repo: pygit2.Repository, path: str, max_size: int) -> bytes | None:

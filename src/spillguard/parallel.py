@@ -194,27 +194,35 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
     return total.result(started=started, notices=notices)
 
 
-def scan_files(  # noqa: PLR0913 - keyword-only knobs of one scan
-    files: Sequence[FileEntry],
+def scan_listed(  # noqa: PLR0913 - keyword-only knobs of one scan
+    work: Sequence[_Unit],
+    items: Callable[[Sequence[_Unit]], Source],
     ruleset: RuleSet,
     *,
-    max_size: int,
     jobs: int,
     on_finding: Callable[[Finding], None] | None = None,
     notices: Iterable[str] = (),
 ) -> ScanResult:
-    """Judge the listed files (``sources.files.list_files``), on ``jobs`` processes;
-    same result as one."""
+    """Judge listed files (``file_items`` or ``tree_items`` reads a chunk of them) on
+    ``jobs`` processes; same result as one."""
     started = time.monotonic()
-    job = _Job(ruleset=ruleset, items=functools.partial(_file_items, max_size=max_size))
-    total = _judge_parts(
-        job, files, jobs, on_finding=on_finding, shown=NullProgress(), noun="files"
-    )
+    job = _Job(ruleset=ruleset, items=items)
+    total = _judge_parts(job, work, jobs, on_finding=on_finding, shown=NullProgress(), noun="files")
     return total.result(started=started, notices=notices, scope="files")
 
 
-def _file_items(files: Sequence[FileEntry], *, max_size: int) -> Source:
-    return read_files(files, max_size=max_size)
+def file_items(max_size: int) -> Callable[[Sequence[FileEntry]], Source]:
+    """How a worker reads its chunk of ``sources.files.list_files``."""
+    return functools.partial(read_files, max_size=max_size)
+
+
+def tree_items(repo_path: str, max_size: int) -> Callable[[Sequence[git.TreeFile]], Source]:
+    """How a worker reads its chunk of ``git.list_tree``, from its own repository."""
+    return functools.partial(_tree_items, repo_path, max_size)
+
+
+def _tree_items(repo_path: str, max_size: int, files: Sequence[git.TreeFile]) -> Source:
+    return git.read_tree_files(_repository(repo_path), files, max_size=max_size)
 
 
 def _judge_parts(  # noqa: PLR0913 - the parts of one scan, each from its own place

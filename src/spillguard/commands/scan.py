@@ -23,20 +23,16 @@ if TYPE_CHECKING:
 
 
 def _source(options: ScanOptions, config: Config) -> Source | None:
-    """The tree to scan; None for a history or files scan."""
+    """A SHA-256 repository's tree, which git alone reads; None for any other scan."""
     history = options.revs or options.all_refs or options.branches or options.since or options.until
     if history and (options.files or options.tree is not None):
         raise UsageError(
             "REV, --all, --branch, --since and --until select history, not --tree/--files"
         )
-    if options.tree is not None:
-        if _sha256(options):
-            from spillguard.sources.history_cli import iter_tree_at_cli
+    if options.tree is not None and _sha256(options):
+        from spillguard.sources.history_cli import iter_tree_at_cli
 
-            return iter_tree_at_cli(options.repo, options.tree, max_size=config.max_file_size)
-        from spillguard.sources.tree import iter_tree_at
-
-        return iter_tree_at(options.repo, options.tree, max_size=config.max_file_size)
+        return iter_tree_at_cli(options.repo, options.tree, max_size=config.max_file_size)
     return None
 
 
@@ -119,6 +115,8 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
             scope="files",
             stream=on_finding is not None,
         )
+    if options.tree is not None:
+        return _scan_tree(options, config, options.tree, on_finding)
     if _sha256(options):
         from spillguard.sources.history_cli import iter_history_cli
 
@@ -153,13 +151,34 @@ def _scan_files(
 ) -> ScanResult:
     """``--files``: ``root`` is where the configuration was found, and files are named
     from it, so its allowlist_paths apply."""
-    from spillguard.parallel import default_jobs, scan_files
+    from spillguard.parallel import default_jobs, file_items, scan_listed
     from spillguard.sources.files import list_files
 
-    return scan_files(
+    return scan_listed(
         list_files(options.files, root=root),
+        file_items(config.max_file_size),
         config.ruleset,
-        max_size=config.max_file_size,
+        jobs=options.jobs or default_jobs(),
+        on_finding=on_finding,
+        notices=config.notices,
+    )
+
+
+def _scan_tree(
+    options: ScanOptions,
+    config: Config,
+    rev: str,
+    on_finding: Callable[[Finding], None] | None,
+) -> ScanResult:
+    """``--tree REV``: every file of that tree, listed here, read by the workers."""
+    from spillguard import git
+    from spillguard.parallel import default_jobs, scan_listed, tree_items
+
+    repo = git.open_repository(options.repo)
+    return scan_listed(
+        git.list_tree(repo, git.resolve_tree(repo, rev)),
+        tree_items(repo.path, config.max_file_size),
+        config.ruleset,
         jobs=options.jobs or default_jobs(),
         on_finding=on_finding,
         notices=config.notices,
