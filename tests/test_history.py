@@ -289,3 +289,29 @@ def test_without_git_installed_libgit2_scans_the_same(
         reports.append(report)
     assert reports[0] == reports[1]
     assert [(f["path"], f["line"]) for f in reports[0]["findings"]] == [("a.env", 2), ("a.env", 1)]
+
+
+def test_a_commit_whose_author_line_git_cannot_read_is_still_scanned(
+    repo: GitRepo, capsys, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    """git reads a malformed author line as empty fields and the scan goes on; where
+    only libgit2 reads the history (no git installed), it cannot parse the commit, and
+    says so in one line."""
+    repo.write("app.py", f"key = '{key('bad-author')}'\n")
+    repo.git("add", "app.py")
+    tree = repo.git("write-tree").strip()
+    body = f"tree {tree}\nauthor No Email 1700000000 +0000\ncommitter C <c@x> 1 +0000\n\nx\n"
+    commit = repo.git(
+        "hash-object", "-t", "commit", "-w", "--stdin", "--literally", input_text=body
+    ).strip()
+    repo.git("update-ref", "HEAD", commit)
+    code, report = scan(capsys, repo, "--all")
+    assert code == 1
+    (finding,) = report["findings"]
+    assert (finding["commit"], finding["author"], finding["date"]) == (commit, "", "")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))
+    assert main(["scan", "--all", "--repo", str(repo.path)]) == 3
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("spillguard: error: libgit2 cannot read the repository: ")
+    assert "internal error" not in error
+    assert len(error.splitlines()) == 1

@@ -458,9 +458,9 @@ def error_handler() -> Iterator[list[int]]:
     except Exception as error:
         if os.environ.get("SPILLGUARD_DEBUG"):
             raise
-        missing = _missing_object(error)
-        if missing is not None:
-            print(f"spillguard: error: {missing}", file=sys.stderr)
+        unreadable = _missing_object(error) or _unreadable_object(error)
+        if unreadable is not None:
+            print(f"spillguard: error: {unreadable}", file=sys.stderr)
         else:
             print(f"spillguard: internal error: {type(error).__name__}: {error}", file=sys.stderr)
         code.append(int(ExitCode.RUNTIME))
@@ -472,6 +472,15 @@ def _missing_object(error: Exception) -> str | None:
     if pygit2 is None or not isinstance(error, pygit2.NotFoundError):
         return None
     return missing_object(str(error).strip(chr(39)))
+
+
+def _unreadable_object(error: Exception) -> str | None:
+    """What to tell the user when libgit2 cannot parse an object a scan needs (a commit
+    with a malformed author line, say, which git itself reads as empty fields)."""
+    pygit2 = sys.modules.get("pygit2")
+    if pygit2 is None or not isinstance(error, pygit2.GitError):
+        return None
+    return f"libgit2 cannot read the repository: {error} (git fsck names what is wrong)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

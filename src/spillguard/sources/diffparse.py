@@ -296,21 +296,31 @@ def _commit_header(line: bytes, lines: Iterator[bytes]) -> CommitDiff:
         count += more.count(b"\0")
     ids, encoding, name, email, when, message, _ = b"".join(header)[1:].split(b"\0")
     commit, *parents = ids.decode().split()
-    info = None if encoding else commit_info_from(commit, name, email, int(when), message)
+    info = None if encoding else commit_info_from(commit, name, email, seconds(when), message)
     return CommitDiff(commit=commit, info=info, parents=tuple(parents))
 
 
 def commit_info_from(
-    commit: str, name: bytes, email: bytes, when: int, message: bytes
+    commit: str, name: bytes, email: bytes, when: int | None, message: bytes
 ) -> CommitInfo:
-    """Who and when, as reports show them: the author date in ISO 8601 UTC."""
+    """Who and when, as reports show them: the author date in ISO 8601 UTC (empty when
+    the commit's author line has none git can read)."""
     return CommitInfo(
         id=commit,
         author=name.decode("utf-8", "replace"),
         email=email.decode("utf-8", "replace"),
-        date=iso_date(when),
+        date="" if when is None else iso_date(when),
         message=message.decode("utf-8", "replace"),
     )
+
+
+def seconds(author_time: bytes) -> int | None:
+    """git's ``%at``; None when it printed none (an author line without an email or a
+    time, which git reads as empty fields rather than failing)."""
+    try:
+        return int(author_time)
+    except ValueError:
+        return None
 
 
 def iso_date(when: int) -> str:

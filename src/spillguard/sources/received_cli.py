@@ -17,7 +17,7 @@ from spillguard.decode import decode, is_binary, is_lfs_pointer
 from spillguard.errors import GitError
 from spillguard.git import is_zero_id
 from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
-from spillguard.sources.diffparse import commit_info_from
+from spillguard.sources.diffparse import commit_info_from, seconds
 from spillguard.sources.listing import HISTORY_LISTING, listed_ids
 from spillguard.sources.staged_cli import empty_tree_id, read_tree_change, run_git
 
@@ -92,7 +92,7 @@ def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
     details = {}
     for record in output.split(b"\0\1")[:-1]:
         commit, tree, parents, name, email, when, message = record.lstrip(b"\n").split(b"\0")
-        info = commit_info_from(commit.decode(), name, email, int(when), message)
+        info = commit_info_from(commit.decode(), name, email, seconds(when), message)
         details[info.id] = CliCommit(
             info=info, tree=tree.decode(), parents=tuple(parents.decode().split()), ref=None
         )
