@@ -315,3 +315,21 @@ def test_a_commit_whose_author_line_git_cannot_read_is_still_scanned(
     assert error.startswith("spillguard: error: libgit2 cannot read the repository: ")
     assert "internal error" not in error
     assert len(error.splitlines()) == 1
+
+
+def test_a_ref_to_a_missing_object_is_named_in_one_line(
+    repo: GitRepo, capsys, monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    """``--all`` over a ref whose commit is gone: git's own words, or libgit2's."""
+    repo.write("app.py", "x = 1\n")
+    repo.commit("one")
+    repo.git("update-ref", "--no-deref", "refs/heads/broken", repo.head())
+    (repo.path / ".git" / "refs" / "heads" / "broken").write_text("12" * 20 + "\n")
+    for path in (None, str(tmp_path / "no-git-here")):
+        if path is not None:
+            monkeypatch.setenv("PATH", path)
+        assert main(["scan", "--all", "--repo", str(repo.path)]) == 3
+        error = capsys.readouterr().err.strip()
+        assert error.startswith("spillguard: error: ")
+        assert "refs/heads/broken" in error
+        assert len(error.splitlines()) == 1

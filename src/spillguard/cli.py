@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import dataclasses
 import os
+import re
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -471,7 +472,12 @@ def _missing_object(error: Exception) -> str | None:
     pygit2 = sys.modules.get("pygit2")  # not loaded: the error cannot be one of its own
     if pygit2 is None or not isinstance(error, pygit2.NotFoundError):
         return None
-    return missing_object(str(error).strip(chr(39)))
+    # A KeyError's text is the repr of its argument: take the argument itself.
+    told = str(error.args[0] if error.args else error)
+    if re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", told):
+        return missing_object(told)
+    # Not an object id: a reference whose target is missing, say.
+    return f"{told} (is the repository corrupt, or a partial clone?)"
 
 
 def _unreadable_object(error: Exception) -> str | None:

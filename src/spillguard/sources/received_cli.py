@@ -10,6 +10,7 @@ against the first parent, and a merge adds only the lines no parent had.
 from __future__ import annotations
 
 import dataclasses
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from spillguard.git import is_zero_id
 from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
 from spillguard.sources.diffparse import commit_info_from, seconds
 from spillguard.sources.listing import HISTORY_LISTING, listed_ids
-from spillguard.sources.staged_cli import empty_tree_id, read_tree_change, run_git
+from spillguard.sources.staged_cli import empty_tree_id, read_tree_change
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -165,7 +166,14 @@ def _blob_item(git_dir: str, object_id: str, ref: str, max_size: int) -> Fragmen
 
 
 def _git(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
-    output = run_git(f"--git-dir={git_dir}", *args, stdin=stdin)
-    if output is None:
-        raise GitError(f"git {args[0]} failed in {git_dir}")
-    return output
+    """git's output; a failure is a GitError with git's own last word."""
+    try:
+        completed = subprocess.run(
+            ["git", f"--git-dir={git_dir}", *args], input=stdin, capture_output=True, check=False
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed (it reads SHA-256 repositories)") from None
+    if completed.returncode != 0:
+        told = completed.stderr.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {told[-1] if told else completed.returncode}")
+    return completed.stdout
