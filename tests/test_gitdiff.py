@@ -500,3 +500,24 @@ def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
 def test_fragments_are_runs_of_consecutive_lines(added, expected) -> None:
     found = [(f.start_line, f.text) for f in fragments("p.py", added, None, None)]
     assert found == expected
+
+
+def test_large_hunks_are_read_whole_and_still_exactly(tmp_path) -> None:
+    """Hunks of many lines are taken as blocks: with and without a last newline on
+    either side, removed then added, they give what libgit2 gives."""
+    repo = GitRepo(tmp_path / "repo")
+    lines = [f"line {n} = '{KEY}'" for n in range(40)]
+    repo.write("big.txt", "\n".join(lines))  # no newline at the end
+    repo.commit("forty lines")
+    repo.write("big.txt", "\n".join(lines[:5] + [f"new {n}" for n in range(30)]))
+    repo.commit("thirty replaced, still no last newline")
+    repo.write("big.txt", "\n".join(lines[:5] + [f"new {n}" for n in range(30)]) + "\n")
+    repo.commit("the last newline added")
+    repo.write("big.txt", "\n".join(lines[:3]) + "\n")
+    repo.commit("most lines removed")
+    opened, commits = every_commit(repo.path)
+    expected = simple(opened, commits)
+    assert fast(opened, commits) == expected
+    texts = [item.text for item in expected if isinstance(item, Fragment)]
+    assert texts[-1].endswith(f"line 39 = '{KEY}'")  # the first commit's, without newline
+    assert len(texts) == 3

@@ -164,6 +164,7 @@ def _commit_items(
         except UnicodeDecodeError:
             return None
         items.extend(_file_items(repo, file, path, info, max_size, ref=ref, others=others))
+        file.added = {}  # in its fragments now: a commit of many files holds each once
     return items
 
 
