@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pygit2
 import pytest
 
+from spillguard import git as libgit
 from spillguard.models import Fragment, Selection, Skipped
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit, text_added
@@ -521,3 +522,38 @@ def test_large_hunks_are_read_whole_and_still_exactly(tmp_path) -> None:
     texts = [item.text for item in expected if isinstance(item, Fragment)]
     assert texts[-1].endswith(f"line 39 = '{KEY}'")  # the first commit's, without newline
     assert len(texts) == 3
+
+
+def test_binaries_are_judged_from_git_s_read_of_their_first_bytes(tmp_path, monkeypatch) -> None:
+    """Files git calls binary are checked from their first bytes, which one git reads
+    for the chunk (libgit2 rebuilds every version of a large file); UTF-16 text, which
+    git calls binary too, is still scanned, and so is a binary file turned text."""
+    repo = GitRepo(tmp_path / "repo")
+    wide = f"key = '{KEY}'\n".encode("utf-16")
+    for version in range(6):
+        repo.write("asset.bin", b"\0\1\2" * 1000 + bytes([version]) * 100)
+        repo.write("notes-utf16.txt", wide * (version + 1))
+        repo.write("huge.bin", b"\0" * (MAX_SIZE + 10 + version))
+        repo.write("turns-text.dat", b"\0binary" if version < 4 else f"k = '{KEY}'\n".encode())
+        repo.commit(f"version {version}")
+    opened, commits = every_commit(repo.path)
+    expected = simple(opened, commits)
+    read: list[str] = []
+    original = libgit.skip_reason
+
+    def counting(repo: pygit2.Repository, object_id: pygit2.Oid, *rest: object) -> object:
+        read.append(str(object_id))
+        return original(repo, object_id, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(libgit, "skip_reason", counting)
+    assert fast(opened, commits) == expected
+    reasons = {(item.path, item.reason) for item in expected if isinstance(item, Skipped)}
+    assert reasons == {
+        ("asset.bin", "binary"),
+        ("huge.bin", "too large"),
+        ("turns-text.dat", "binary"),
+    }
+    scanned = {item.path for item in expected if isinstance(item, Fragment)}
+    assert scanned == {"notes-utf16.txt", "turns-text.dat"}
+    asset_blobs = {str(opened.revparse_single(f"{c.id}:asset.bin").id) for c in commits}
+    assert not asset_blobs & set(read)  # git's first bytes settled every asset.bin

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from spillguard import git
+from spillguard.decode import SNIFF_BYTES, is_binary
 from spillguard.errors import GitError
 from spillguard.models import CommitWalked, Skipped
 from spillguard.sources.commits import (
@@ -51,6 +52,8 @@ from spillguard.sources.commits import (
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
     REGULAR_MODES,
+    binary_blobs,
+    blob_heads,
     fragments,
     git_command,
     run_diff_tree,
@@ -101,13 +104,14 @@ def iter_commits_fast(
         ids = "".join(f"{commit}\n" for commit in commits).encode()
         merges = (COMBINED_MERGES,) if combined_merges() else ()
         diffs = run_diff_tree(command, env, ids, scratch, COMMIT_FORMAT, *merges)
+        binaries = _Binaries(repo, command, env, scratch, max_size)
         for commit in commits:
             ref = None if refs is None else refs.get(commit)
             diff = next(diffs, None)
             if diff is None or diff.commit != commit:
                 raise GitError(f"git diff-tree lost its place at commit {commit}")
             items = (
-                _commit_items(repo, diff, max_size, ref)
+                _commit_items(repo, diff, max_size, ref, binaries)
                 if merges or len(diff.parents) < 2
                 else None
             )
@@ -138,7 +142,11 @@ def _commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit:
 
 
 def _commit_items(
-    repo: pygit2.Repository, diff: CommitDiff, max_size: int, ref: str | None = None
+    repo: pygit2.Repository,
+    diff: CommitDiff,
+    max_size: int,
+    ref: str | None = None,
+    binaries: _Binaries | None = None,
 ) -> list[SourceItem] | None:
     """The commit's items, or None when only the simple path gives the exact answer."""
     statuses = {file.status for file in diff.files}
@@ -163,7 +171,9 @@ def _commit_items(
             path = file.path.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        items.extend(_file_items(repo, file, path, info, max_size, ref=ref, others=others))
+        items.extend(
+            _file_items(repo, file, path, info, max_size, ref=ref, others=others, binaries=binaries)
+        )
         file.added = {}  # in its fragments now: a commit of many files holds each once
     return items
 
@@ -177,6 +187,7 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     *,
     ref: str | None,
     others: tuple[pygit2.Tree, ...],
+    binaries: _Binaries | None,
 ) -> Iterable[SourceItem]:
     """The file's items; ``others``, a merge's other parents' trees.
 
@@ -186,6 +197,8 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     path does, and it ends a last line that has no newline with one.
     """
     new_id = pygit2.Oid(hex=file.new_id)
+    if binaries is not None and binaries.binary(file):
+        return (Skipped(path=path, reason="binary", commit=info.id),)
     if others or not _plain(file):
         reason, data = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
@@ -213,6 +226,46 @@ def _without_missing_newline(added: dict[int, bytes], data: bytes) -> dict[int, 
     if last in added:
         added[last] = added[last].removesuffix(b"\n")
     return added
+
+
+class _Binaries:
+    """Which files git called binary are binary to the simple path too, from their first
+    bytes, read for the whole chunk by one git on first need (``blob_heads``)."""
+
+    def __init__(
+        self,
+        repo: pygit2.Repository,
+        command: list[str],
+        env: dict[str, str],
+        scratch: str,
+        max_size: int,
+    ) -> None:
+        self._repo = repo
+        self._git = (command, env, scratch)
+        self._max_size = max_size
+        self._heads: dict[str, bytes] | None = None
+
+    def binary(self, file: FileDiff) -> bool:
+        """True when ``git.skip_reason`` would say "binary": a regular file git called
+        binary, within the size limit, whose first bytes hold a NUL and no UTF-16/32
+        mark. False leaves the file to the usual checks."""
+        if not file.binary or file.new_mode not in REGULAR_MODES:
+            return False
+        if self._heads is None:
+            command, env, scratch = self._git
+            blobs = [blob for blob in binary_blobs(scratch) if self._within_limit(blob)]
+            self._heads = blob_heads(command, env, scratch, blobs, SNIFF_BYTES)
+        head = self._heads.get(file.new_id)
+        return head is not None and is_binary(head)
+
+    def _within_limit(self, blob: str) -> bool:
+        """A blob skip_reason would read (a missing one is left for it to report)."""
+        if git.is_zero_id(blob):
+            return False
+        try:
+            return self._repo.odb.read_header(pygit2.Oid(hex=blob))[1] <= self._max_size
+        except KeyError:
+            return False
 
 
 def _plain(file: FileDiff) -> bool:
