@@ -493,19 +493,27 @@ def run_diff_tree(
         raise GitError(_failure(errors.read_bytes(), code))
 
 
-#: A section git called binary: its ``index old..new`` line, then git's verdict.
-_BINARY_SECTION = re.compile(rb"\nindex [0-9a-f]+\.\.([0-9a-f]+)(?: [0-7]+)?\nBinary files ")
+#: The ``index old..new`` line right before git's ``Binary files ... differ``.
+_INDEX_LINE = re.compile(rb"index [0-9a-f]+\.\.([0-9a-f]+)(?: [0-7]+)?")
+_BINARY_VERDICT = b"\nBinary files "
 
 
 def binary_blobs(scratch: str) -> list[str]:
     """The new blob of every section git called binary in the output ``run_diff_tree``
-    wrote to ``scratch`` (once it has begun yielding), each once."""
+    wrote to ``scratch`` (once it has begun yielding), each once. The verdicts are found
+    with ``find``, which skips text far faster than a regular expression."""
     path = Path(scratch, "diffs")
     if not path.stat().st_size:
         return []
+    found: dict[str, None] = {}
     with path.open("rb") as output, mmap.mmap(output.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        found = _BINARY_SECTION.findall(data)
-    return list(dict.fromkeys(blob.decode() for blob in found))
+        at = data.find(_BINARY_VERDICT)
+        while at >= 0:
+            line = data[data.rfind(b"\n", 0, at) + 1 : at]
+            if index := _INDEX_LINE.fullmatch(line):
+                found[index.group(1).decode()] = None
+            at = data.find(_BINARY_VERDICT, at + 1)
+    return list(found)
 
 
 def blob_heads(
