@@ -333,3 +333,23 @@ def test_a_ref_to_a_missing_object_is_named_in_one_line(
         assert error.startswith("spillguard: error: ")
         assert "refs/heads/broken" in error
         assert len(error.splitlines()) == 1
+
+
+def test_moving_a_thousand_files_reports_nothing_again(repo: GitRepo, capsys) -> None:
+    """A renamed directory of 1,100 files: libgit2's rename search stops pairing near a
+    thousand, but a file whose content a deleted file had was moved, not written; a
+    moved file that was also edited reports only its new line."""
+    for number in range(1100):
+        repo.write(f"src/m{number}.py", f"value = {number}\n" * 3)
+    repo.write("src/m7.py", f"key = '{key('moved')}'\n")
+    first = repo.commit("many files")
+    repo.git("mv", "src", "lib")
+    moved = repo.commit("renamed directory")
+    repo.git("mv", "lib", "pkg")
+    repo.write("pkg/m9.py", (repo.path / "pkg" / "m9.py").read_text() + f"k = '{key('new')}'\n")
+    edited = repo.commit("renamed again, one file edited")
+    code, report = scan(capsys, repo, "--all")
+    assert code == 1
+    assert found(report) == sorted([(edited[:7], "pkg/m9.py", 4), (first[:7], "src/m7.py", 1)])
+    assert report["summary"]["files"] == 1101  # the move scanned nothing, the edit one file
+    assert moved[:7] not in {commit for commit, _, _ in found(report)}

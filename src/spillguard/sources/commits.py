@@ -4,7 +4,9 @@ What a commit *adds*:
 
 - an ordinary commit: the ``+`` lines of its diff against its parent, placed where
   ``git diff -U0`` puts them (``text_added``), with renames detected so that moving a
-  file does not report it again; a root commit is diffed against the empty tree;
+  file does not report it again (a file with a deleted file's very content always
+  counts as moved; other renames are libgit2's similarity search's); a root commit is
+  diffed against the empty tree;
 - a merge: only the lines that **no parent had**, that is lines added relative to
   every parent (git's combined-diff view). A merge that takes a side branch's file
   as it is adds nothing, so the branch's findings are reported once, by the commits
@@ -22,10 +24,11 @@ so its lines and line numbers are the text's, not its bytes'.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 import pygit2
-from pygit2.enums import DeltaStatus, DiffFind, DiffOption
+from pygit2.enums import DeltaStatus, DiffFind, DiffOption, FileMode
 
 from spillguard import git
 from spillguard.decode import as_utf8, wide_encoding
@@ -100,6 +103,7 @@ def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff
 def _added_by_file(
     repo: pygit2.Repository, diff: pygit2.Diff, others: tuple[pygit2.Tree, ...], max_size: int
 ) -> Iterator[tuple[str, AddedLines | str]]:
+    moved = _deleted_contents(diff)
     for delta in diff.deltas:
         if delta.status in _NOTHING_ADDED:
             continue
@@ -110,6 +114,8 @@ def _added_by_file(
         if reason is not None:
             yield new.path, reason
             continue
+        if _moved(delta, moved):
+            continue  # a deleted file's content under a new name: a rename, unchanged
         old_id = delta.old_file.id
         old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
         added = text_added(old, data)
@@ -126,8 +132,40 @@ def tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:
 
 
 def find_renames(diff: pygit2.Diff) -> pygit2.Diff:
-    diff.find_similar(flags=DiffFind.FIND_RENAMES)
+    """The diff with deleted and added files paired as renames by libgit2's similarity
+    search, unless every added file is a deleted one's content (a renamed directory,
+    say): those add nothing (``_moved``), and the search, quadratic, would take seconds
+    for thousands of files and stop pairing past about a thousand."""
+    contents = _deleted_contents(diff)
+    added = [delta for delta in diff.deltas if delta.status == DeltaStatus.ADDED]
+    if not (added and all(_moved(delta, contents) for delta in added)):
+        diff.find_similar(flags=DiffFind.FIND_RENAMES)
     return diff
+
+
+_REGULAR_MODES = frozenset({FileMode.BLOB, FileMode.BLOB_EXECUTABLE})
+
+
+def _deleted_contents(diff: pygit2.Diff) -> Counter[str]:
+    """The blob ids of the regular files the diff deletes (and does not pair as renames),
+    each as often as it is deleted."""
+    return Counter(
+        str(delta.old_file.id)
+        for delta in diff.deltas
+        if delta.status == DeltaStatus.DELETED and delta.old_file.mode in _REGULAR_MODES
+    )
+
+
+def _moved(delta: pygit2.DiffDelta, contents: Counter[str]) -> bool:
+    """Whether ``delta`` adds a regular file whose content a deleted file had (taking that
+    content from ``contents``, so each deletion explains one addition)."""
+    if delta.status != DeltaStatus.ADDED or delta.new_file.mode not in _REGULAR_MODES:
+        return False
+    blob = str(delta.new_file.id)
+    if contents[blob] <= 0:
+        return False
+    contents[blob] -= 1
+    return True
 
 
 def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object | None:
