@@ -123,3 +123,38 @@ def test_a_text_whose_lowercase_changes_length_does_not_spoil_its_batch() -> Non
     both = Scanner(RuleSet(rules=(keyword, anywhere)))
     findings = both.scan(Fragment(path="f", text="İ any_f\ntok_g any_h\nİ"))
     assert [(f.rule, f.line) for f in findings] == [("ANY", 1), ("T", 2)]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_required_strings_only_skip_what_could_not_match(seed: int) -> None:
+    """A rule's ``requires`` (strings every match holds) drops texts and lines without
+    them before any regex runs; the findings are those of the same rules without it."""
+    rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
+    specs = [
+        ("url", r"url://\w*@\w+", ("@",)),
+        ("tok_", r"tok_\w+=\w+", ("=",)),
+        ("k", r"k\w+", ()),
+    ]
+
+    def rules(*, required: bool) -> tuple[Rule, ...]:
+        return tuple(
+            Rule(
+                name=f"R{number}",
+                kind="builtin",
+                regexp=pattern,
+                keywords=(word,),
+                requires=needs if required else (),
+            )
+            for number, (word, pattern, needs) in enumerate(specs)
+        )
+
+    pieces = ["url://", "tok_", "@", "=", "ab", " ", "\n", "k", "x"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 9))) for _ in range(80)]
+    fragments = [Fragment(path=f"f{number}", text=text) for number, text in enumerate(texts)]
+    plain = Scanner(RuleSet(rules=rules(required=False)))
+    expected = [plain.scan(fragment) for fragment in fragments]
+    filtered = Scanner(RuleSet(rules=rules(required=True)))
+    worth = filtered.worth_scanning(texts)
+    assert [filtered.scan(fragment) for fragment in fragments] == expected
+    assert all(worth[number] or not found for number, found in enumerate(expected))
+    assert worth.count(False) > plain.worth_scanning(texts).count(False)  # it did skip some

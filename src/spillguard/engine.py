@@ -93,6 +93,7 @@ class Scanner:
         self._looking_ahead = frozenset(
             index for index, rule in enumerate(self.rules) if rule.lookahead
         )
+        self._requires = tuple(rule.requires for rule in self.rules)
 
     def note_errors(self, errors: Iterable[RuleError]) -> None:
         """Rule errors met over earlier text by another Scanner (a worker's): skip those rules."""
@@ -142,8 +143,20 @@ class Scanner:
                 start = end - len(parts[index]) - 1
                 hits = found.setdefault(index, [])
             hits.append((position - start, rules))
+        found = {index: hits for index, hits in found.items() if self._could(texts[index], hits)}
         self._batch_hits = {id(texts[index]): (texts[index], hits) for index, hits in found.items()}
         return [skip or index in found for index, skip in enumerate(odd)]
+
+    def _could(self, text: str, hits: list[tuple[int, frozenset[int]]]) -> bool:
+        """Whether some rule whose keyword the text holds could match in it: one whose
+        required strings it holds too (a lockfile's every URL hits the URL rules'
+        keyword, and none holds the ``@`` they require)."""
+        requires = self._requires
+        rules = frozenset().union(*(rules for _, rules in hits))
+        return any(
+            not requires[index] or any(needed in text for needed in requires[index])
+            for index in rules
+        )
 
     def scan(self, fragment: Fragment) -> list[Finding]:
         """The findings of one fragment, reviewed ones removed, allowlisted ones flagged."""
@@ -184,11 +197,25 @@ class Scanner:
         always = self._index.always
         if not always:
             for line, rules in hit_lines:
-                yield line, sorted(rules)
+                if possible := self._possible(line, rules):
+                    yield line, possible
             return
         found = {line.index: rules for line, rules in hit_lines}
         for line in _all_lines(text):
-            yield line, sorted(found.get(line.index, always) | always)
+            if possible := self._possible(line, found.get(line.index, always) | always):
+                yield line, possible
+
+    def _possible(self, line: _Line, rules: Iterable[int]) -> list[int]:
+        """``rules`` in order, without those whose required strings the line lacks: they
+        cannot match it (``_matches`` finds nothing), and a line left with none costs no
+        judging at all (a lockfile's URLs hit the URL rules' keywords, line after line)."""
+        text = line.text
+        requires = self._requires
+        return [
+            index
+            for index in sorted(rules)
+            if not requires[index] or any(needed in text for needed in requires[index])
+        ]
 
     def _candidates_by_line(self, text: str) -> Iterator[tuple[_Line, list[int]]]:
         """``_candidates`` of a text some of whose characters lower to two: positions
