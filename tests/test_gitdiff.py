@@ -557,3 +557,19 @@ def test_binaries_are_judged_from_git_s_read_of_their_first_bytes(tmp_path, monk
     assert scanned == {"notes-utf16.txt", "turns-text.dat"}
     asset_blobs = {str(opened.revparse_single(f"{c.id}:asset.bin").id) for c in commits}
     assert not asset_blobs & set(read)  # git's first bytes settled every asset.bin
+
+
+def test_blob_heads_reads_the_first_bytes_and_passes_over_missing_blobs(tmp_path) -> None:
+    from spillguard.sources.diffparse import blob_heads
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("big.bin", b"\0" * 5 + b"x" * 20000)
+    repo.write("small.txt", "hi\n")
+    repo.commit("two blobs")
+    big = repo.git("rev-parse", "HEAD:big.bin").strip()
+    small = repo.git("rev-parse", "HEAD:small.txt").strip()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    command, env = git_command(str(repo.path / ".git"), str(scratch))
+    heads = blob_heads(command, env, str(scratch), [big, "ab" * 20, small], 8)
+    assert heads == {big: b"\0" * 5 + b"xxx", small: b"hi\n"}
