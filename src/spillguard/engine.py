@@ -153,10 +153,7 @@ class Scanner:
         keyword, and none holds the ``@`` they require)."""
         requires = self._requires
         rules = frozenset().union(*(rules for _, rules in hits))
-        return any(
-            not requires[index] or any(needed in text for needed in requires[index])
-            for index in rules
-        )
+        return any(_holds(requires[index], text) for index in rules)
 
     def scan(self, fragment: Fragment) -> list[Finding]:
         """The findings of one fragment, reviewed ones removed, allowlisted ones flagged."""
@@ -211,11 +208,7 @@ class Scanner:
         judging at all (a lockfile's URLs hit the URL rules' keywords, line after line)."""
         text = line.text
         requires = self._requires
-        return [
-            index
-            for index in sorted(rules)
-            if not requires[index] or any(needed in text for needed in requires[index])
-        ]
+        return [index for index in sorted(rules) if _holds(requires[index], text)]
 
     def _candidates_by_line(self, text: str) -> Iterator[tuple[_Line, list[int]]]:
         """``_candidates`` of a text some of whose characters lower to two: positions
@@ -335,7 +328,7 @@ class Scanner:
         """Rule ``index``'s acceptable matches on the line from ``start``, in order."""
         rule = self.rules[index]
         subject = line.text
-        if rule.requires and not any(text in subject for text in rule.requires):
+        if not _holds(rule.requires, subject):
             return
         if rule.lookahead:
             subject = line.whole[line.start : line.end + LOOKAHEAD_CHARS]
@@ -412,6 +405,12 @@ def _all_lines(text: str) -> Iterator[_Line]:
         end = _line_end(text, start)
         yield _Line(text, start, end, index)
         start, index = end + 1, index + 1
+
+
+def _holds(requires: tuple[str, ...], text: str) -> bool:
+    """Whether ``text`` holds one of a rule's required strings (or it requires none):
+    without one, the rule cannot match there."""
+    return not requires or any(needed in text for needed in requires)
 
 
 def _lines_of_hits(

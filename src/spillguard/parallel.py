@@ -49,10 +49,10 @@ _Unit = TypeVar("_Unit")
 #: Commits (or files) per chunk. Each chunk of commits costs a git process (~10 ms of
 #: CPU), so chunks are as large as load balance allows: each is the workers' share of
 #: what is left (guided scheduling), so the first are large and the last few small,
-#: and no worker waits long for another at the end. Bounded both ways: one git process per few
-#: commits costs more than it balances (this repository's 197 commits: 0.39 s in
-#: two processes, 0.51 s in one), and a chunk's results are held until the chunks
-#: before it are done.
+#: and no worker waits long for another at the end. Bounded both ways: one git
+#: process per few commits costs more than it balances (this repository's 197
+#: commits: 0.39 s in two processes, 0.51 s in one), and a chunk's results are held
+#: until the chunks before it are done.
 MIN_CHUNK = 64
 MAX_CHUNK = 4000
 #: The smallest chunk of a large scan, as a share of its commits, at most LAST_CHUNK.

@@ -28,12 +28,12 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 import pygit2
-from pygit2.enums import DeltaStatus, DiffFind, DiffOption, FileMode
+from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
 from spillguard import git
 from spillguard.decode import as_utf8, wide_encoding
 from spillguard.models import CommitInfo, CommitWalked, Skipped
-from spillguard.sources.diffparse import commit_info_from, fragments
+from spillguard.sources.diffparse import REGULAR_MODES, commit_info_from, fragments
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -143,23 +143,20 @@ def find_renames(diff: pygit2.Diff) -> pygit2.Diff:
     return diff
 
 
-_REGULAR_MODES = frozenset({FileMode.BLOB, FileMode.BLOB_EXECUTABLE})
-
-
 def _deleted_contents(diff: pygit2.Diff) -> Counter[str]:
     """The blob ids of the regular files the diff deletes (and does not pair as renames),
     each as often as it is deleted."""
     return Counter(
         str(delta.old_file.id)
         for delta in diff.deltas
-        if delta.status == DeltaStatus.DELETED and delta.old_file.mode in _REGULAR_MODES
+        if delta.status == DeltaStatus.DELETED and delta.old_file.mode in REGULAR_MODES
     )
 
 
 def _moved(delta: pygit2.DiffDelta, contents: Counter[str]) -> bool:
     """Whether ``delta`` adds a regular file whose content a deleted file had (taking that
     content from ``contents``, so each deletion explains one addition)."""
-    if delta.status != DeltaStatus.ADDED or delta.new_file.mode not in _REGULAR_MODES:
+    if delta.status != DeltaStatus.ADDED or delta.new_file.mode not in REGULAR_MODES:
         return False
     blob = str(delta.new_file.id)
     if contents[blob] <= 0:

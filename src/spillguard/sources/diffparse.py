@@ -117,6 +117,17 @@ _HEADER_LENGTHS = frozenset({41, 65, 82, 130})  # one or two SHA-1 or SHA-256 id
 _SECTION_TAGS = frozenset({b":", b"d", b"B"})
 
 
+def plain_text(file: FileDiff) -> bool:
+    """A regular file git diffed as text, without a NUL in a changed line (UTF-16/32
+    text, which git splits on bytes: libgit2 diffs it decoded), and not a mode-only
+    change: git's added lines for it are the simple path's."""
+    return (
+        file.new_mode in REGULAR_MODES
+        and not (file.binary or file.unsure)
+        and file.old_id != file.new_id
+    )
+
+
 def _raw_entry(line: bytes) -> FileDiff:
     """``:old_mode new_mode old_id new_id status<TAB>path``; a merge's have a colon, a
     mode, an id and a status letter per parent (the first parent's are kept)."""
@@ -155,7 +166,7 @@ def _read_hunk(
     minus, number, plus = _hunk(header)
     extent = number + max(plus, 1) - 1
     if minus + plus >= _BLOCK_LINES:
-        last, nul = _read_blocks(lines, header, added)
+        last, nul = _read_blocks(lines, header, (minus, number, plus), added)
         return last, nul, extent
     last = None
     nul = False
@@ -246,11 +257,15 @@ _WITHOUT_TAG = operator.itemgetter(slice(1, None))
 
 
 def _read_blocks(
-    lines: Iterator[bytes], header: bytes, added: dict[int, bytes]
+    lines: Iterator[bytes],
+    header: bytes,
+    counts: tuple[int, int, int],
+    added: dict[int, bytes],
 ) -> tuple[int | None, bool]:
-    """``_read_hunk`` of a large hunk without context: its removed lines, then its added
-    ones, each block taken whole in C (a new file's thousands of lines, say)."""
-    minus, number, plus = _hunk(header)
+    """``_read_hunk`` of a large hunk without context (``counts``: its header's, as
+    ``_hunk`` reads them): its removed lines, then its added ones, each block taken
+    whole in C (a new file's thousands of lines, say)."""
+    minus, number, plus = counts
     removed = b"".join(itertools.islice(lines, minus))
     if not _whole_lines(removed, b"-", minus):
         raise GitError(f"git diff-tree: a hunk is not as its header says {header[:80]!r}")
@@ -461,6 +476,10 @@ def git_command(
     return command, env
 
 
+#: The file in the scratch directory that ``run_diff_tree`` has git write its diffs to.
+_DIFFS = "diffs"
+
+
 def run_diff_tree(
     command: list[str], env: dict[str, str], stdin: bytes, scratch: str, *options: str
 ) -> Iterator[CommitDiff]:
@@ -472,7 +491,7 @@ def run_diff_tree(
     running a git per core gains nothing from reading as git writes. The file takes
     as much room as the diffs: tens of MB for a chunk of most repositories.
     """
-    ids, errors, diffs = Path(scratch, "ids"), Path(scratch, "errors"), Path(scratch, "diffs")
+    ids, errors, diffs = Path(scratch, "ids"), Path(scratch, "errors"), Path(scratch, _DIFFS)
     ids.write_bytes(stdin)
     with ids.open("rb") as given, errors.open("wb") as told, diffs.open("w+b") as output:
         code = subprocess.run(  # noqa: PLW1510 - the code is checked below, with git's words
@@ -502,7 +521,7 @@ def binary_blobs(scratch: str) -> list[str]:
     """The new blob of every section git called binary in the output ``run_diff_tree``
     wrote to ``scratch`` (once it has begun yielding), each once. The verdicts are found
     with ``find``, which skips text far faster than a regular expression."""
-    path = Path(scratch, "diffs")
+    path = Path(scratch, _DIFFS)
     if not path.stat().st_size:
         return []
     found: dict[str, None] = {}

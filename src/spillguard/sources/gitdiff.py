@@ -56,6 +56,7 @@ from spillguard.sources.diffparse import (
     blob_heads,
     fragments,
     git_command,
+    plain_text,
     run_diff_tree,
 )
 from spillguard.sources.staged_cli import run_git
@@ -95,9 +96,8 @@ def iter_commits_fast(
     """The items of each commit (ids), in order, as ``iter_walked_commit`` would yield
     them; ``refs`` names the ref each commit's fragments come with (a push's).
 
-    git diffs every commit, a merge against its first parent (where git can); libgit2
-    then only looks up a merge's other parents' versions of the files it changed,
-    and takes every commit git's diff could get wrong.
+    git diffs every commit, a merge as its combined diff (where git can); libgit2
+    takes every commit, and every file, git's diff could get wrong.
     """
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
         command, env = git_command(repo.path, scratch, max_size=max_size)
@@ -199,11 +199,11 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     new_id = pygit2.Oid(hex=file.new_id)
     if binaries is not None and binaries.binary(file):
         return (Skipped(path=path, reason="binary", commit=info.id),)
-    if others or not _plain(file):
+    if others or not plain_text(file):
         reason, data = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
             return (Skipped(path=path, reason=reason, commit=info.id),)
-        if _plain(file):
+        if plain_text(file):
             added = _without_missing_newline(file.added, data)
         else:
             added = _exact_added(repo, file, new_id)
@@ -266,16 +266,6 @@ class _Binaries:
             return self._repo.odb.read_header(pygit2.Oid(hex=blob))[1] <= self._max_size
         except KeyError:
             return False
-
-
-def _plain(file: FileDiff) -> bool:
-    """A regular file git diffed as text, without a NUL in a changed line (UTF-16/32
-    text, which git splits on bytes), and not a mode-only change."""
-    return (
-        file.new_mode in REGULAR_MODES
-        and not (file.binary or file.unsure)
-        and file.old_id != file.new_id
-    )
 
 
 def _may_be_lfs_pointer(file: FileDiff) -> bool:

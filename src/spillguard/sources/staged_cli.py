@@ -38,6 +38,7 @@ from spillguard.sources.diffparse import (
     CommitDiff,
     fragments,
     git_command,
+    plain_text,
     run_diff_tree,
 )
 
@@ -221,9 +222,7 @@ def _plain_files(diff: CommitDiff) -> list[tuple[str, FileDiff]] | None:
     for file in diff.files:
         if file.status == "D":
             continue
-        # A NUL in a changed line may be UTF-16/32 text: libgit2's path decodes it.
-        plain = file.new_mode in REGULAR_MODES and not file.binary and not file.unsure
-        if not plain or file.old_id == file.new_id or file.path.startswith(b'"'):
+        if not plain_text(file) or file.path.startswith(b'"'):
             return None
         try:
             files.append((file.path.decode("utf-8"), file))
