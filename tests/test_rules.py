@@ -13,7 +13,7 @@ from spillguard import rules as rules_module
 from spillguard.engine import Scanner, compiled
 from spillguard.errors import ConfigError
 from spillguard.models import Fragment, RuleSet
-from spillguard.rules import builtin_rules, builtin_table, rule_tables
+from spillguard.rules import BUILTIN_FILES, builtin_rules, builtin_table, rule_tables
 from testing.tokens import expand
 
 TABLE = builtin_table()
@@ -135,17 +135,30 @@ def test_bearer_header_is_found_in_any_case_of_authorization(scanner: Scanner) -
 
 
 def test_rule_tables_are_checked_once_then_read_from_their_cache(tmp_path) -> None:
-    """The tables a commit hook reads come from a cache written only after the file
-    parsed and checked; a changed file is parsed and checked again."""
-    source = tmp_path / "builtin.toml"
-    source.write_bytes(Path(rules_module.__file__).with_name("builtin.toml").read_bytes())
-    fresh = rule_tables(source)
+    """The tables a commit hook reads come from one cache of every built-in file,
+    written only after they all parsed and checked; a change to any file is parsed
+    and checked again."""
+    here = Path(rules_module.__file__).parent
+    sources = [tmp_path / name for name in BUILTIN_FILES]
+    for source in sources:
+        source.write_bytes((here / source.name).read_bytes())
+    fresh = rule_tables(sources)
     assert fresh == TABLE
     (cache,) = (tmp_path / "__pycache__").iterdir()
-    assert rule_tables(source) == fresh  # from the cache now: prove it by altering it
+    assert rule_tables(sources) == fresh  # from the cache now: prove it by altering it
     cache.write_bytes(marshal.dumps([{"name": "FROM_THE_CACHE"}]))
-    assert rule_tables(source) == [{"name": "FROM_THE_CACHE"}]
-    source.write_text('[[rules]]\nname = "BROKEN"\nregexp = "x"\nweight = 3\n')
-    with pytest.raises(ConfigError, match=r"builtin\.toml: rule BROKEN.*weight"):
-        rule_tables(source)
+    assert rule_tables(sources) == [{"name": "FROM_THE_CACHE"}]
+    sources[-1].write_text('[[rules]]\nname = "BROKEN"\nregexp = "x"\nweight = 3\n')
+    with pytest.raises(ConfigError, match=r"generic\.toml: rule BROKEN.*weight"):
+        rule_tables(sources)
     assert list((tmp_path / "__pycache__").iterdir()) == [cache]  # nothing unchecked kept
+
+
+def test_builtin_files_are_judged_specific_first_generic_last() -> None:
+    """A line is reported under the first rule that matches it: every rule that
+    judges a value by its name comes after every rule of a recognisable shape."""
+    names = [spec["name"] for spec in TABLE]
+    first_generic = names.index("GENERIC_PASSWORD")
+    assert all(
+        name.startswith(("GENERIC_", "URL_QUERY", "DIRECTIVE")) for name in names[first_generic:]
+    )
