@@ -1,5 +1,5 @@
 """``spillguard config check``, bad configuration through the real command line, the
-sample files and the README's table of keys."""
+sample files and the configuration reference's table of keys."""
 
 from __future__ import annotations
 
@@ -188,12 +188,12 @@ def test_administrator_sample_in_a_bare_repository(tmp_path: Path, capsys) -> No
     assert settings["on_error"]["value"] == "reject"
 
 
-# --- the README documents every key -------------------------------------------------------
+# --- docs/configuration.md documents every key ---------------------------------------------
 
 
 def readme_keys() -> set[str]:
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    section = text.split("## Keys", 1)[1].split("\n## ", 1)[0]
     return set(re.findall(r"^\| `([a-z_.A-Z]+)` \|", section, flags=re.MULTILINE))
 
 

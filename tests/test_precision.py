@@ -286,7 +286,9 @@ def test_this_repository_reports_nothing() -> None:
     """Dogfood: spillguard's own source, tests and fixtures hold no secret."""
     paths = [str(ROOT / name) for name in ("src", "tests", "testing", "README.md")]
     paths += [
-        str(ROOT / name) for name in ("sample-config", "bench", "hooks") if (ROOT / name).exists()
+        str(ROOT / name)
+        for name in ("sample-config", "bench", "hooks", "docs")
+        if (ROOT / name).exists()
     ]
     result = subprocess.run(
         [sys.executable, "-m", "spillguard", "scan", "--files", *paths],

@@ -6,7 +6,7 @@ import enum
 
 
 class ExitCode(enum.IntEnum):
-    """The process exit codes documented in the README and DESIGN.md."""
+    """The process exit codes documented in the README (Exit codes) and DESIGN.md."""
 
     CLEAN = 0
     FINDINGS = 1
