@@ -63,6 +63,13 @@ class InstallOptions:
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class UninstallOptions:
+    #: None: every spillguard hook of the repository.
+    hook: str | None = None
+    repo: str = "."
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RulesOptions:
     common: CommonOptions
     repo: str = "."
@@ -201,15 +208,32 @@ def _add_hook_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     _add_common_options(pre_receive)
 
 
+#: What ``install`` and ``uninstall`` take (spillguard.hookscripts.HOOK_KINDS, not
+#: imported here: the hooks' own start-up reads this module).
+HOOK_CHOICES = ("pre-commit", "pre-push", "pre-receive")
+
+
 def _add_install_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     install = commands.add_parser("install", help="write a git hook script that runs spillguard")
     install.add_argument(
-        "hook", nargs="?", default="pre-commit", choices=("pre-commit", "pre-push", "pre-receive")
+        "hook", nargs="?", default="pre-commit", choices=HOOK_CHOICES, help="(default pre-commit)"
     )
     install.add_argument("--repo", default=".", metavar="DIR", help="the repository (default .)")
     install.add_argument(
-        "--force", action="store_true", help="replace another hook, keeping it as HOOK.bak"
+        "--force",
+        action="store_true",
+        help="replace another hook, keeping it as HOOK.bak and running it first",
     )
+    uninstall = commands.add_parser(
+        "uninstall", help="remove spillguard's hook scripts (and put back what they replaced)"
+    )
+    uninstall.add_argument(
+        "hook",
+        nargs="?",
+        choices=HOOK_CHOICES,
+        help="the hook to remove (default: every spillguard hook)",
+    )
+    uninstall.add_argument("--repo", default=".", metavar="DIR", help="the repository (default .)")
 
 
 def _add_rules_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -382,8 +406,20 @@ def _config(args: argparse.Namespace) -> int:
     )
 
 
+def _install(args: argparse.Namespace) -> int:
+    from spillguard.commands.install import run_install_command
+
+    return run_install_command(InstallOptions(hook=args.hook, repo=args.repo, force=args.force))
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    from spillguard.commands.install import run_uninstall_command
+
+    return run_uninstall_command(UninstallOptions(hook=args.hook, repo=args.repo))
+
+
 #: Commands whose options are built by a function of their own.
-_HANDLERS = {"review": _review, "config": _config}
+_HANDLERS = {"review": _review, "config": _config, "install": _install, "uninstall": _uninstall}
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -418,10 +454,6 @@ def _dispatch(args: argparse.Namespace) -> int:
                 url=getattr(args, "url", None),
             )
         )
-    if args.command == "install":
-        from spillguard.commands.install import run_install_command
-
-        return run_install_command(InstallOptions(hook=args.hook, repo=args.repo, force=args.force))
     if args.command == "sync":
         from spillguard.commands.sync import run_sync_command
 

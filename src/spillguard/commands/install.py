@@ -1,28 +1,30 @@
-"""``spillguard install HOOK``: write the hook script into the repository's hooks directory.
+"""``spillguard install HOOK`` and ``uninstall``: hook scripts in a repository's hooks directory.
 
 The directory is ``core.hooksPath`` when set (relative to the working tree, or to
 the repository itself when bare, as git reads it), else ``hooks`` in the common
-git directory, so linked worktrees share it. A hook that spillguard did not write
-is replaced only with ``--force``, and kept as ``HOOK.bak``.
+git directory, so linked worktrees share it. The script runs spillguard with the
+Python that installed it. A hook that spillguard did not write is replaced only
+with ``--force``, kept as ``HOOK.bak`` and run first by the new one; ``uninstall``
+removes only spillguard's hooks and puts such a ``HOOK.bak`` back.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard import git
 from spillguard.errors import ExitCode, UsageError
-from spillguard.hookscripts import MARKER, hook_script
+from spillguard.hookscripts import HOOK_KINDS, MARKER, hook_script
 
 if TYPE_CHECKING:
     import pygit2
 
-    from spillguard.cli import InstallOptions
+    from spillguard.cli import InstallOptions, UninstallOptions
 
 
 def _config_value(repo: pygit2.Repository, name: str) -> str | None:
@@ -49,20 +51,28 @@ def _is_ours(path: Path) -> bool:
         return False
 
 
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
+
+
+def _backup(target: Path) -> Path:
+    return target.with_name(f"{target.name}.bak")
+
+
 def _make_room(target: Path, *, force: bool) -> None:
     """Refuse to overwrite a foreign hook, or (with --force) keep it as .bak."""
-    if not (target.exists() or target.is_symlink()) or _is_ours(target):
+    if not _exists(target) or _is_ours(target):
         return
-    backup = target.with_name(f"{target.name}.bak")
+    backup = _backup(target)
     if not force:
         raise UsageError(
-            f"{target} exists and was not written by spillguard; "
-            f"rerun with --force to keep it as {backup.name} and install"
+            f"{target} exists and was not written by spillguard; rerun with --force "
+            f"to keep it as {backup.name}, which then runs before spillguard"
         )
-    if backup.exists() or backup.is_symlink():
+    if _exists(backup):
         raise UsageError(f"{backup} exists too; move it away, then rerun with --force")
     target.rename(backup)
-    print(f"spillguard: kept the previous hook as {backup}")
+    print(f"spillguard: kept the previous hook as {backup}; it runs before spillguard")
 
 
 def _write_executable(target: Path, text: str) -> None:
@@ -106,14 +116,45 @@ def run_install_command(options: InstallOptions) -> int:
             f"{options.repo}: a pre-receive hook belongs in the server's bare repository "
             "(git init --bare); this repository has a working tree"
         )
+    # The interpreter as invoked, not resolved: a virtual environment's python is a
+    # symlink whose own path is what selects the environment's packages.
+    python = str(Path(sys.executable).absolute())
     try:
         directory.mkdir(parents=True, exist_ok=True)
         target = directory / options.hook
         _make_room(target, force=options.force)
-        _write_executable(target, hook_script(options.hook))
+        chained = _exists(_backup(target))
+        _write_executable(target, hook_script(options.hook, python=python, chained=chained))
     except OSError as error:
         raise UsageError(f"{directory}: cannot write the hook: {error.strerror}") from None
-    print(f"spillguard: installed the {options.hook} hook: {target}")
-    if shutil.which("spillguard") is None:
-        print("spillguard: note: spillguard is not on PATH here; the hook needs it there")
+    print(f"spillguard: installed the {options.hook} hook: {target} (it runs {python})")
     return ExitCode.CLEAN
+
+
+def run_uninstall_command(options: UninstallOptions) -> int:
+    _, directory = _layout(options.repo)
+    kinds = (options.hook,) if options.hook else HOOK_KINDS
+    found = [directory / kind for kind in kinds if _exists(directory / kind)]
+    foreign = [target for target in found if not _is_ours(target)]
+    if options.hook and foreign:
+        raise UsageError(f"{foreign[0]} was not written by spillguard; it is left as it is")
+    ours = [target for target in found if _is_ours(target)]
+    if not ours:
+        print(f"spillguard: no spillguard hook to remove in {directory}")
+    try:
+        for target in ours:
+            _remove(target)
+    except OSError as error:
+        raise UsageError(f"{directory}: cannot remove the hook: {error.strerror}") from None
+    return ExitCode.CLEAN
+
+
+def _remove(target: Path) -> None:
+    """Remove spillguard's hook, putting back the one ``install --force`` kept."""
+    backup = _backup(target)
+    if _exists(backup):
+        backup.replace(target)
+        print(f"spillguard: removed the {target.name} hook; restored the previous one: {target}")
+    else:
+        target.unlink()
+        print(f"spillguard: removed the {target.name} hook: {target}")
