@@ -89,7 +89,10 @@ def write_sync_cache(repo: GitRepo, environ: dict[str, str], **data: object) -> 
 
 def test_layers_apply_in_order_user_server_repository_flags(repo: GitRepo, tmp_path) -> None:
     environ, path = user_file(
-        tmp_path, "disabled_rules = ['AWS_CLIENT_ID', 'AWS_SECRET_ACCESS_KEY']\n"
+        tmp_path,
+        # keep_local_rules: the rules the server does not list stay as this file has them.
+        "disabled_rules = ['AWS_CLIENT_ID', 'AWS_SECRET_ACCESS_KEY']\n"
+        "[sync]\nkeep_local_rules = true\n",
     )
     write_sync_cache(
         repo,

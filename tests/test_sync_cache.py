@@ -96,12 +96,18 @@ def test_rules_shows_which_rules_came_from_the_server(repo: GitRepo, capsys) -> 
         "enabled": True,
         "blocking": True,
         "source": "server",
+        "server_rule": "INTERNAL_TOKEN",
+        "server_enabled": True,
     }
     assert (rules["GENERIC_PASSWORD"]["enabled"], rules["GENERIC_PASSWORD"]["source"]) == (
         False,
         "server",
     )
-    assert rules["AWS_CLIENT_ID"]["source"] == "builtin"
+    # Not listed by the server: off, as the server has it.
+    assert (rules["AWS_CLIENT_ID"]["enabled"], rules["AWS_CLIENT_ID"]["source"]) == (
+        False,
+        "server",
+    )
 
 
 def test_stale_cache_is_used_with_a_warning(repo: GitRepo, capsys, monkeypatch) -> None:

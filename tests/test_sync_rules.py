@@ -43,16 +43,24 @@ def test_no_custom_rule_leaves_the_blocking_field_unknown() -> None:
         ({"name": "No regexp", "hardcoded": False}, "server rule NO_REGEXP has no regexp"),
         ({"name": "Broad", "regexp": "[a-z]+"}, "custom rule BROAD: regexp is too broad"),
         ({"name": "Empty", "regexp": "x*"}, "custom rule EMPTY: regexp matches the empty string"),
-        (
-            {"name": "SERVER_ONLY", "hardcoded": True},
-            "1 server built-in rules have no local equivalent",
-        ),
     ],
 )
 def test_unusable_rules_are_left_out_with_a_notice(item: dict, notice: str) -> None:
     synced = parse_rules([item, CUSTOM], BUILTIN)
     assert [rule["name"] for rule in synced.rules] == ["TEAM_TOKEN"]
     assert any(notice in line for line in synced.notices), synced.notices
+
+
+def test_a_built_in_rule_with_no_local_equivalent_is_kept_and_named() -> None:
+    synced = parse_rules([{"name": "SERVER_ONLY", "hardcoded": True}, CUSTOM], BUILTIN)
+    assert [rule["name"] for rule in synced.rules] == ["SERVER_ONLY", "TEAM_TOKEN"]
+    assert any("1 server built-in rules have no local equivalent" in n for n in synced.notices)
+
+
+def test_a_refused_custom_rule_is_kept_with_its_reason() -> None:
+    synced = parse_rules([{"name": "Broad", "regexp": "[a-z]+", "enabled": False}], BUILTIN)
+    assert [(r["name"], r["enabled"]) for r in synced.refused] == [("BROAD", False)]
+    assert synced.refused[0]["reason"].startswith("regexp is too broad")
 
 
 def test_an_answer_that_is_no_list_is_an_error() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spillguard.config import (
     REPOSITORY_FILE,
@@ -141,12 +141,20 @@ def _with_notices(config: Config, notices: tuple[str, ...]) -> Config:
 
 
 def _synced(root: str, environ: Mapping[str, str], layers: list[Layer]) -> SyncedConfig:
-    """The sync cache of the repository at ``root``."""
-    max_age = DEFAULT_MAX_AGE_HOURS
+    """The sync cache of the repository at ``root``, read as the local files ask."""
+    sync: dict[str, Any] = {}
     for layer in layers:
-        max_age = float(layer.data.get("sync", {}).get("max_age", max_age))
+        sync.update(layer.data.get("sync", {}))
     names = frozenset(rule.name for rule in builtin_rules())
-    return load_synced(root, environ, builtin_names=names, max_age_hours=max_age)
+    custom = frozenset(name for layer in layers for name in layer.data.get("custom_rules", {}))
+    return load_synced(
+        root,
+        environ,
+        builtin_names=names,
+        max_age_hours=float(sync.get("max_age", DEFAULT_MAX_AGE_HOURS)),
+        keep_local=bool(sync.get("keep_local_rules", False)),
+        local_rule_names=custom,
+    )
 
 
 #: A per-repository file larger than this is no configuration file.

@@ -114,10 +114,14 @@ class Resolution:
         data, source = layer.data, layer.source
         custom = data.get("custom_rules", {})
         self._check_custom_names(custom, source)
+        # An earlier layer's locked rule stays as it was (the server's list turns off
+        # the built-in rules it does not enable: never a locked one).
+        saved = self._locked_rules()
         self.global_custom.update(custom)
         self._toggle(data.get("rules", ()), enabled=True, source=source)
         self._toggle(data.get("disabled_rules", ()), enabled=False, source=source)
-        locked = data.get("locked_rules", ())
+        self._restore(saved)
+        locked = self._local_names(data.get("locked_rules", ()))
         self.locked.update(locked)
         # A name not known yet may come with a later layer (the server's rules);
         # config() reports the ones that never do.
@@ -184,7 +188,7 @@ class Resolution:
             )
 
     def _toggle(self, names: Iterable[str], *, enabled: bool, source: str) -> None:
-        for name in names:
+        for name in self._local_names(names):
             if name in self.builtin:
                 table = self.builtin
             elif name in self.repo_custom:
@@ -195,6 +199,16 @@ class Resolution:
                 self.notices.append(f"{source}: no rule named {name}{self._hint(name)}; ignored")
                 continue
             table[name] = dataclasses.replace(table[name], enabled=enabled, source=source)
+
+    def _local_names(self, names: Iterable[str]) -> list[str]:
+        """Names as given, a server rule's name standing for its local rules (``RSA``)."""
+        from spillguard.rules.server_names import local_rules
+
+        local: list[str] = []
+        for name in names:
+            known = name in self.builtin or name in self.repo_custom or name in self.global_custom
+            local.extend((() if known else local_rules(name, self.builtin)) or (name,))
+        return local
 
     def _hint(self, name: str) -> str:
         import difflib  # only for a misspelt name

@@ -99,6 +99,9 @@ SYNC: dict[str, Key] = {
     "ca_bundle": Key(str, "a path to a PEM file"),
     "timeout": Key((int, float), "a number of seconds", 10),
     "max_age": Key((int, float), "a number of hours", 24),
+    # After a sync the rule set is the server's; true keeps the local built-in rules
+    # the server does not list as enabled.
+    "keep_local_rules": Key(bool, "true or false", False),
 }
 
 

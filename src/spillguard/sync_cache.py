@@ -17,6 +17,9 @@ The format (JSON, ``version`` 1) is documented here and only here::
                                                    # null where they did not say
      "salt": "32 hex digits",                      # salt of every reviewed digest
      "rules": [{"name": "AWS_SECRET_ACCESS_KEY", "kind": "builtin", "enabled": true},
+                                                   # every server built-in rule, by the
+                                                   # server's name (sync.fidelity maps
+                                                   # it to local rules)
                {"name": "INTERNAL_TOKEN", "kind": "custom", "enabled": true,
                 "blocking": null, "regexp": "itk_[A-Za-z0-9]{32}",
                 "server_name": "Internal token"}],
@@ -27,6 +30,10 @@ The format (JSON, ``version`` 1) is documented here and only here::
                                                    # name, sent back as ruleName
                                                    # (on a built-in rule only when
                                                    # the server spells it otherwise)
+     "refused": [{"name": "TOO_BROAD", "enabled": true, "reason": "regexp is too broad"}],
+                                                   # server custom rules local
+                                                   # validation refused (named by
+                                                   # every run, never applied)
      "repository_rules": ["..."],                  # rule names the server applies to the
                                                    # repository, or null
      "generic_password": {"min_length": 6},        # keys of [generic_password]
@@ -166,25 +173,6 @@ def age_notice(
     )
 
 
-def server_layer_table(data: Mapping[str, Any], builtin_names: frozenset[str]) -> dict[str, Any]:
-    """The cache's rules as a configuration table (the keys of a global file)."""
-    table: dict[str, Any] = {"rules": [], "disabled_rules": [], "custom_rules": {}}
-    for rule in data.get("rules", ()):
-        if rule.get("kind") == "custom":
-            blocking = rule.get("blocking")
-            table["custom_rules"][rule["name"]] = {
-                "regexp": rule["regexp"],
-                "enabled": bool(rule.get("enabled", True)),
-                "blocking": True if blocking is None else bool(blocking),
-            }
-        elif rule.get("name") in builtin_names:
-            key = "rules" if rule.get("enabled", True) else "disabled_rules"
-            table[key].append(rule["name"])
-    if data.get("generic_password"):
-        table["generic_password"] = dict(data["generic_password"])
-    return table
-
-
 def reviewed_entries(data: Mapping[str, Any]) -> tuple[ReviewedEntry, ...]:
     salt = str(data.get("salt", ""))
     return tuple(
@@ -195,24 +183,38 @@ def reviewed_entries(data: Mapping[str, Any]) -> tuple[ReviewedEntry, ...]:
     )
 
 
-def load_synced(
+def load_synced(  # noqa: PLR0913 - keyword-only options of one call
     start: str | Path,
     environ: Mapping[str, str],
     *,
     builtin_names: frozenset[str],
     max_age_hours: float = DEFAULT_MAX_AGE_HOURS,
+    keep_local: bool = False,
+    local_rule_names: frozenset[str] = frozenset(),
 ) -> SyncedConfig:
-    """The synced layer and reviewed entries for a scan; never raises for a bad cache."""
+    """The synced layer and reviewed entries for a scan; never raises for a bad cache.
+
+    ``local_rule_names`` are the custom rules of the local files: a reviewed line
+    under one of those names is bound to that rule.
+    """
+    from spillguard.sync.fidelity import bind_reviewed, server_table, unreproduced_notice
+
     path = cache_path(start, environ)
     if not path.is_file():
         return SyncedConfig()
     try:
         data = read_cache_data(path)
-        table = server_layer_table(data, builtin_names)
+        table = server_table(data, builtin_names, keep_local=keep_local)
         layer = layer_from_table(table, source=SERVER_SOURCE, role="server")
-        reviewed = reviewed_entries(data)
+        known = builtin_names | local_rule_names | set(table["custom_rules"])
+        reviewed, unknown = bind_reviewed(reviewed_entries(data), known, builtin_names)
+        missing = unreproduced_notice(data, builtin_names)
     except (ConfigError, KeyError, TypeError, AttributeError) as error:
         reason = error if isinstance(error, ConfigError) else f"{path}: malformed sync cache"
         return SyncedConfig(notices=(f"warning: ignoring the sync cache: {reason}",))
-    stale = age_notice(data, max_age_hours)
-    return SyncedConfig(layers=(layer,), reviewed=reviewed, notices=(stale,) if stale else ())
+    notices = (age_notice(data, max_age_hours), missing, unknown)
+    return SyncedConfig(
+        layers=(layer,),
+        reviewed=reviewed,
+        notices=tuple(notice for notice in notices if notice),
+    )

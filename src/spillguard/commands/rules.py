@@ -1,17 +1,32 @@
-"""``spillguard rules``: the effective rules and where each came from."""
+"""``spillguard rules``: the effective rules, where each came from, and the server's view."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import TYPE_CHECKING
+import os
+from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import ExitCode, UsageError
+from spillguard.errors import ConfigError, ExitCode, UsageError
 from spillguard.loading import load_config
 from spillguard.output import open_output
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from spillguard.cli import RulesOptions
     from spillguard.models import Rule
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ServerView:
+    """What the sync cache says: the server rule behind each local rule, and the rest."""
+
+    #: Local rule name -> (server rule name, the server's state).
+    states: dict[str, tuple[str, bool]] = dataclasses.field(default_factory=dict)
+    #: Server rules no local rule stands for: name, kind, enabled, reason.
+    missing: tuple[dict[str, Any], ...] = ()
+    synced: bool = False
 
 
 def rule_dict(rule: Rule) -> dict[str, object]:
@@ -24,6 +39,60 @@ def rule_dict(rule: Rule) -> dict[str, object]:
     }
 
 
+def _with_server(rule: Rule, view: ServerView) -> dict[str, object]:
+    found = view.states.get(rule.name)
+    # The server rule this one stands for and its state there (null: none, or no sync).
+    server = {"server_rule": found[0], "server_enabled": found[1]} if found else {}
+    return {**rule_dict(rule), "server_rule": None, "server_enabled": None, **server}
+
+
+def server_view(root: str, *, offline: bool) -> ServerView:
+    """The sync cache's server rules as they map here; empty without a usable cache."""
+    from spillguard.rules import builtin_rules
+    from spillguard.sync.fidelity import server_states, unreproduced
+    from spillguard.sync_cache import cache_path, read_cache_data
+
+    path = cache_path(root, os.environ)
+    if offline or not path.is_file():
+        return ServerView()
+    try:
+        data = read_cache_data(path)
+        names = frozenset(rule.name for rule in builtin_rules())
+        return ServerView(
+            states=server_states(data, names),
+            missing=tuple(unreproduced(data, names)),
+            synced=True,
+        )
+    except (ConfigError, KeyError, TypeError, AttributeError):
+        return ServerView()  # the scan's own notice says the cache is ignored
+
+
+def _server_column(rule: Rule, view: ServerView) -> str:
+    if not view.synced:
+        return ""
+    found = view.states.get(rule.name)
+    if found is None:
+        return "  server: -" if rule.kind == "custom" else "  server: not listed"
+    return f"  server: {found[0]} ({'enabled' if found[1] else 'disabled'})"
+
+
+def _write_text(stream: TextIO, rules: tuple[Rule, ...], view: ServerView) -> None:
+    from spillguard.report.sanitize import clean_name
+
+    width = max(len(rule.name) for rule in rules)
+    for rule in rules:
+        state = "enabled " if rule.enabled else "disabled"
+        block = "blocking" if rule.blocking else "warn    "
+        source = clean_name(rule.source)  # a path: shown as config check shows it
+        line = f"{rule.name:<{width}}  {rule.kind:<7}  {state}  {block}  {source}"
+        stream.write(f"{line}{_server_column(rule, view)}\n")
+    if view.missing:
+        stream.write("\nserver rules not applied here (no local rule stands for them):\n")
+    for item in view.missing:
+        state = "enabled" if item["enabled"] else "disabled"
+        stream.write(f"  {clean_name(item['name'])}  {item['kind']}  {state}  {item['reason']}\n")
+
+
 def run_rules_command(options: RulesOptions) -> int:
     common = options.common
     if common.format not in {"text", "json"}:
@@ -31,21 +100,20 @@ def run_rules_command(options: RulesOptions) -> int:
     from pathlib import Path
 
     from spillguard.git import config_root
-    from spillguard.report.sanitize import clean_name
 
     # Resolved, as config check does: a rule's source reads the same in both.
     root = str(Path(config_root(options.repo)).resolve())
     config = load_config(root=root, config_path=common.config, offline=common.offline)
     rules = config.ruleset.rules
+    view = server_view(root, offline=common.offline)
     with open_output(common.output) as stream:
         if common.format == "json":
-            json.dump({"rules": [rule_dict(rule) for rule in rules]}, stream, indent=2)
+            report = {
+                "rules": [_with_server(rule, view) for rule in rules],
+                "server_rules_not_applied": list(view.missing),
+            }
+            json.dump(report, stream, indent=2)
             stream.write("\n")
             return ExitCode.CLEAN
-        width = max(len(rule.name) for rule in rules)
-        for rule in rules:
-            state = "enabled " if rule.enabled else "disabled"
-            block = "blocking" if rule.blocking else "warn    "
-            source = clean_name(rule.source)  # a path: shown as config check shows it
-            stream.write(f"{rule.name:<{width}}  {rule.kind:<7}  {state}  {block}  {source}\n")
+        _write_text(stream, rules, view)
     return ExitCode.CLEAN

@@ -148,6 +148,7 @@ def fetch(
         "synced_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "salt": salt,
         "rules": list(synced.rules),
+        "refused": list(synced.refused),
         "repository_rules": None,
         "reviewed": [],
     }
@@ -155,7 +156,7 @@ def fetch(
     if chosen.repository_rules:
         payload = fetcher.get_list(expand(chosen.repository_rules, scope), "", "rule_types")
         data["repository_rules"] = names = repository_rule_names(payload)
-        known = builtin_names | {rule["name"] for rule in synced.rules}
+        known = builtin_names | {rule["name"] for rule in (*synced.rules, *synced.refused)}
         unknown = sorted(set(names) - known)
         if unknown:
             notices.append(
@@ -181,11 +182,10 @@ def _check_usable(data: dict[str, Any], builtin_names: frozenset[str]) -> None:
     """Load the result as scans will, so a cache they could not use is never written."""
     from spillguard.config import layer_from_table
     from spillguard.errors import ConfigError
-    from spillguard.sync_cache import SERVER_SOURCE, server_layer_table
+    from spillguard.sync.fidelity import server_table
+    from spillguard.sync_cache import SERVER_SOURCE
 
     try:
-        layer_from_table(
-            server_layer_table(data, builtin_names), source=SERVER_SOURCE, role="server"
-        )
+        layer_from_table(server_table(data, builtin_names), source=SERVER_SOURCE, role="server")
     except ConfigError as error:
         raise SyncError(f"the server's rules cannot be used: {error}") from None

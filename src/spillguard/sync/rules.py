@@ -9,6 +9,7 @@ from typing import Any
 from spillguard import schema
 from spillguard.errors import SyncError
 from spillguard.rulecheck import RuleValidationError, compile_custom
+from spillguard.rules.server_names import local_rules
 from spillguard.sync.messages import scrub
 
 _NOT_NAME = re.compile(r"[^A-Za-z0-9]+")
@@ -29,6 +30,8 @@ class SyncedRules:
     #: Whether the server's custom rules carry ``blocking`` (None: no custom rule to tell).
     blocking_field: bool | None
     notices: tuple[str, ...] = ()
+    #: Custom rules local validation refused: name, enabled and why (named by every run).
+    refused: tuple[dict[str, Any], ...] = ()
     #: Rule names by the server's rule id: a reviewed line may name its rule by id (the
     #: wiki and issue tracker identify custom rules by a numeric id).
     by_id: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -106,6 +109,7 @@ class _Collector:
         self.builtin_names = builtin_names
         self.rules: list[dict[str, Any]] = []
         self.unknown: list[str] = []
+        self.refused: list[dict[str, Any]] = []
         self.notices: list[str] = []
         self.customs = 0
         self.with_blocking = 0
@@ -125,13 +129,13 @@ class _Collector:
         if not custom:
             if self._taken(name, item):
                 return
-            if name in self.builtin_names:
-                entry = {"name": name, "kind": "builtin", "enabled": enabled}
-                # Sent back as ruleName: the server knows its own spelling only.
-                self.rules.append(
-                    entry if item["name"] == name else {**entry, "server_name": item["name"]}
-                )
-            else:
+            # Every one is kept: the server's list is the rule set (sync.fidelity).
+            entry = {"name": name, "kind": "builtin", "enabled": enabled}
+            # Sent back as ruleName: the server knows its own spelling only.
+            self.rules.append(
+                entry if item["name"] == name else {**entry, "server_name": item["name"]}
+            )
+            if not local_rules(name, self.builtin_names):
                 self.unknown.append(name)
             return
         self._add_custom(name, regexp, enabled, item)
@@ -159,6 +163,8 @@ class _Collector:
             compile_custom(name, regexp)
         except RuleValidationError as error:
             self.notices.append(f"warning: server {scrub(str(error), ())}; not used")
+            reason = scrub(str(error), ()).removeprefix(f"custom rule {name}: ")
+            self.refused.append({"name": name, "enabled": enabled, "reason": reason})
             return
         if self._taken(name, item):
             return
@@ -187,12 +193,16 @@ def parse_rules(payload: Any, builtin_names: frozenset[str]) -> SyncedRules:
     notices = list(collector.notices)
     if collector.unknown:
         notices.append(
-            f"note: {len(collector.unknown)} server built-in rules have no local equivalent "
-            f"and are not applied: {_shown(collector.unknown)}"
+            f"warning: {len(collector.unknown)} server built-in rules have no local equivalent "
+            f"and are not applied (every scan names them): {_shown(collector.unknown)}"
         )
     blocking = None if not collector.customs else collector.with_blocking > 0
     return SyncedRules(
-        rules=tuple(collector.rules), blocking_field=blocking, notices=tuple(notices), by_id=by_id
+        rules=tuple(collector.rules),
+        blocking_field=blocking,
+        notices=tuple(notices),
+        refused=tuple(collector.refused),
+        by_id=by_id,
     )
 
 
