@@ -76,6 +76,13 @@ class FakeApp:
     check_rule_names: bool = False
     #: How every answer's body is delimited unless the answer says otherwise.
     framing: str = "length"
+    #: The server's own scan results by branch name (invalidLines items, see
+    #: ``invalid_line``); a branch not here has none (``scanned`` false). "latest"
+    #: pages them with start/limit (100 by default), "older" sends them all at once.
+    scans: dict[str, list[dict[str, Any]]] = dataclasses.field(default_factory=dict)
+    default_branch: str = "main"
+    #: Whether each result is for its branch's latest commit.
+    scans_actual: bool = True
     script: dict[str, list[Answer]] = dataclasses.field(default_factory=dict)
     requests: list[tuple[str, str, dict[str, str]]] = dataclasses.field(default_factory=list)
     #: Reviewed-line operations as received: ("create" or "delete", JSON body).
@@ -96,6 +103,14 @@ class FakeApp:
             out.write(",".join([str(number), quoted, *([rule] if with_rule else []), "ada"]))
             out.write("\r\n")
         return out.getvalue().encode()
+
+
+def invalid_line(line: str, match: str) -> dict[str, Any]:
+    """A finding as the server's Java reports it: offsets in UTF-16 code units."""
+    before = line[: line.index(match)]
+    start = len(before.encode("utf-16-le")) // 2
+    end = start + len(match.encode("utf-16-le")) // 2
+    return {"text": line, "lineOffsetStart": start, "lineOffsetEnd": end, "truncated": False}
 
 
 def zip_of(entries: dict[str, bytes]) -> bytes:
@@ -212,6 +227,18 @@ def _rules_answer(app: FakeApp, query: dict[str, list[str]]) -> Answer:
     return _list(app, rules, query)
 
 
+def _scan_answer(app: FakeApp, query: dict[str, list[str]]) -> Answer:
+    branch = query.get("branch", [app.default_branch])[0]
+    if branch not in app.scans:
+        return _json({"scanned": False, "actual": False, "running": False, "progress": 0})
+    lines = app.scans[branch]
+    if app.release == "latest":
+        start = int(query.get("start", ["0"])[0])
+        lines = lines[start : start + int(query.get("limit", ["100"])[0])]
+    result = {"scanKey": "k1", "scanned": True, "actual": app.scans_actual, "progress": 100}
+    return _json({**result, "running": False, "scheduled": False, "invalidLines": lines})
+
+
 def _export_answer(app: FakeApp) -> Answer:
     body = app.export_override if app.export_override is not None else app.export_csv()
     kind = "application/zip" if body.startswith(b"PK") else CSV_TYPE
@@ -259,6 +286,7 @@ _PATHS = {
     "code-hosting": {
         "rules": r"/rest/security/1\.0/rules",
         "repository_rules": r"/rest/security/1\.0/scan/[^/]+/rule_types/[^/]+",
+        "scan": r"/rest/security/1\.0/scan/[^/]+/repos/[^/]+",
         "export": SECURITY + r"/export/reviewed/projects/[^/]+/repos/[^/]+",
         "review": SECURITY + r"/review-lines/projects/[^/]+/repos/[^/]+/(create|delete)",
     },
@@ -316,6 +344,7 @@ def _route(app: FakeApp, method: str, target: str, body: bytes, headers: Any) ->
             "rules": lambda: _rules_answer(app, query),
             "repository_rules": lambda: _list(app, app.repository_rules, query),
             "export": lambda: _export_answer(app),
+            "scan": lambda: _scan_answer(app, query),
             "settings": lambda: _json(app.password_settings),
         }
         return answers[name]()

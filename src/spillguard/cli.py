@@ -87,6 +87,11 @@ class SyncOptions:
     ca_bundle: str | None = None
     xsrf_header: str | None = None
     timeout: float | None = None
+    #: Set the server's own scan of a branch beside a local scan instead of syncing.
+    compare: bool = False
+    branch: str | None = None
+    rev: str | None = None
+    include_plaintext: bool = False
 
     def overrides(self) -> dict[str, object | None]:
         """The flags that override ``[sync]`` keys of the same name."""
@@ -261,6 +266,18 @@ def _add_sync_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     sync.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (10)")
     sync.add_argument("--config", metavar="FILE", help="the global (user or administrator) file")
     sync.add_argument("--quiet", "-q", action="store_true", help="print only warnings and errors")
+    sync.add_argument(
+        "--compare",
+        action="store_true",
+        help="compare the server's scan result of a branch with a local scan (exit 1: differ)",
+    )
+    sync.add_argument("--branch", metavar="NAME", help="--compare: the server's branch (default)")
+    sync.add_argument(
+        "--rev", metavar="REV", help="--compare: the local commit (origin/BRANCH, else BRANCH)"
+    )
+    sync.add_argument(
+        "--include-plaintext", action="store_true", help="--compare: show the full matches"
+    )
 
 
 def _add_review_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

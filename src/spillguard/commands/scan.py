@@ -217,6 +217,16 @@ def _repository_name(options: ScanOptions) -> str | None:
     return path.name.removesuffix(".git") or None
 
 
+def scan_for(options: ScanOptions, config: Config, root: str) -> ScanResult:
+    """A scan's result, with no report and no progress line (``sync --compare``)."""
+    listing = _start_listing(options)
+    try:
+        return _scan(options, config, root, None, None, listing)
+    finally:
+        if listing is not None:
+            listing.close()
+
+
 def run_scan_command(options: ScanOptions) -> int:
     listing = _start_listing(options)  # git lists commits while libgit2 and the config load
     try:

@@ -46,6 +46,10 @@ def _yes_no(value: bool | None) -> str:
 
 
 def run_sync_command(options: SyncOptions) -> int:
+    if options.compare:
+        from spillguard.commands.sync_compare import run_compare
+
+        return run_compare(options)
     config = load_config(root=".", config_path=options.config, offline=True)
     settings = merged_settings(config.sync, options.overrides())
     chosen = target(settings, os.environ)

@@ -42,6 +42,8 @@ class Variant:
     rules_permission: str = _UNDOCUMENTED
     #: The XSRF bypass header: self-managed servers refuse remote calls without it.
     xsrf: bool = True
+    #: The server's own scan result of a branch (code-hosting only; ``sync --compare``).
+    scan_result: str | None = None
 
 
 _SECURITY = "/rest/security/latest"
@@ -55,6 +57,7 @@ VARIANTS: dict[str, Variant] = {
         scope=("project", "repo"),
         rules="/rest/security/1.0/rules",
         repository_rules="/rest/security/1.0/scan/{project}/rule_types/{repo}",
+        scan_result="/rest/security/1.0/scan/{project}/repos/{repo}",
         reviewed_export=f"{_SECURITY}/export/reviewed/projects/{{project}}/repos/{{repo}}",
         review=f"{_SECURITY}/review-lines/projects/{{project}}/repos/{{repo}}",
         review_rule_name=None,
