@@ -13,6 +13,18 @@ from testing.gitrepo import GitRepo
 PATH = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
+def hooked_commit(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    """A real ``git commit -m change ARGS``, with the hooks ``spillguard install`` wrote."""
+    return subprocess.run(
+        ["git", "commit", "-q", "-m", "change", *args],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PATH": PATH},
+    )
+
+
 def install_hook(bare: Path) -> None:
     """What a server administrator runs: ``spillguard install pre-receive --repo BARE``."""
     completed = subprocess.run(

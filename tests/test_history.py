@@ -190,20 +190,18 @@ def test_skips_binary_lfs_symlink_submodule_and_oversized(
     commit = repo.commit("everything")
     code, report = scan(capsys, repo)
     assert code == 1
-    assert found(report) == [(commit[:7], "latin.txt", 1)]
+    # A symlink's target is text: judged (git stores whatever a pusher gives it).
+    assert found(report) == [(commit[:7], "latin.txt", 1), (commit[:7], "link", 1)]
     assert report["findings"][0]["text"].startswith("caf\xe9 = ")
     skipped = sorted((s["path"], s["reason"], s["commit"]) for s in report["skipped"])
     assert skipped == [
         ("big.txt", "too large", commit),
-        ("link", "symlink", commit),
         ("logo.png", "binary", commit),
         ("model.bin", "LFS pointer", commit),
         ("sub", "submodule", commit),
     ]
     assert main(["scan", "--repo", str(repo.path)]) == 1
-    assert "skipped: 1 LFS pointer, 1 binary, 1 submodule, 1 symlink, 1 too large" in (
-        capsys.readouterr().out
-    )
+    assert "skipped: 1 LFS pointer, 1 binary, 1 submodule, 1 too large" in (capsys.readouterr().out)
 
 
 def test_summary_counts_every_commit_walked(repo: GitRepo, capsys) -> None:

@@ -83,7 +83,7 @@ def test_history_findings_name_each_commit_once(repos: tuple[GitRepo, GitRepo]) 
         ("renamed.py", 21, "2024-03-01T00:00:00Z"),
         ("side.py", 1, "2024-02-01T00:00:00Z"),  # once, by the commit that added it
     ]
-    assert skipped == ["binary", "symlink"]
+    assert skipped == ["binary"]
 
 
 def test_tree_is_scanned_as_in_sha1(repos: tuple[GitRepo, GitRepo]) -> None:

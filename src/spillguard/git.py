@@ -17,7 +17,6 @@ from spillguard.models import Fragment, Skipped
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
 
-LINK_MODE = int(FileMode.LINK)
 GITLINK_MODE = int(FileMode.COMMIT)
 TREE_MODE = int(FileMode.TREE)
 
@@ -174,12 +173,11 @@ def _unknown_revision(repo: pygit2.Repository, rev: str) -> GitError:
 def skip_reason(
     repo: pygit2.Repository, object_id: pygit2.Oid, mode: int, max_size: int
 ) -> tuple[str | None, bytes]:
-    """Why a blob is left out (symlink, submodule, too large, binary, LFS pointer), or
-    None and its content."""
+    """Why a blob is left out (submodule, too large, binary, LFS pointer), or None and
+    its content. A symlink's blob is its target's text, which git stores whatever it
+    holds (``git update-index --cacheinfo 120000,BLOB,PATH``): it is read as text."""
     if mode == GITLINK_MODE:
         return "submodule", b""
-    if mode == LINK_MODE:
-        return "symlink", b""
     _, size = repo.odb.read_header(object_id)
     if size > max_size:
         return "too large", b""
@@ -201,7 +199,7 @@ def is_lfs_pointer_blob(repo: pygit2.Repository, object_id: pygit2.Oid) -> bool:
 def blob_fragment(
     repo: pygit2.Repository, object_id: pygit2.Oid, path: str, mode: int, max_size: int
 ) -> Fragment | Skipped:
-    """A blob's text as a Fragment, or why it is left out (symlink, submodule, binary...)."""
+    """A blob's text as a Fragment, or why it is left out (submodule, binary...)."""
     reason, data = skip_reason(repo, object_id, mode, max_size)
     if reason is not None:
         return Skipped(path=path, reason=reason)

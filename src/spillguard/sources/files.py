@@ -55,7 +55,10 @@ def read_files(entries: Iterable[FileEntry], *, max_size: int) -> Source:
 def _walk(root: Path) -> Iterator[Path]:
     for directory, subdirectories, files in os.walk(root):
         subdirectories[:] = sorted(d for d in subdirectories if d not in SKIPPED_DIRECTORIES)
-        for name in sorted(files):
+        # A symbolic link to a directory is not followed, but it is a file of its own
+        # (git stores it as one): its target is judged.
+        links = [d for d in subdirectories if Path(directory, d).is_symlink()]
+        for name in sorted(files + links):
             yield Path(directory, name)
 
 
@@ -70,7 +73,9 @@ def _display(path: Path, top: str | None) -> str:
 
 def _read(path: Path, display: str, max_size: int) -> Fragment | Skipped:
     try:
-        if path.is_symlink() or not path.is_file():
+        if path.is_symlink():  # its target is text, as git stores a symlink
+            return Fragment(path=display, text=os.fspath(path.readlink()))
+        if not path.is_file():
             return Skipped(path=display, reason="not a regular file")
         if path.stat().st_size > max_size:
             return Skipped(path=display, reason="too large")

@@ -15,9 +15,9 @@ Otherwise ``read_staged`` returns None and the hook takes the libgit2 path.
 
 libgit2 cannot open a SHA-256 repository, so there git does all of it, with the
 libgit2 path's semantics: an unborn ``HEAD`` is diffed against the empty tree,
-renames are detected (``-M``), symlinks, submodules and binaries are skipped, a
-mode-only change adds nothing, and during a merge only the lines that are new
-relative to ``MERGE_HEAD`` too are the commit's own.
+renames are detected (``-M``), submodules are skipped, a symlink's target is
+judged as text, a mode-only change adds nothing, and during a merge only the lines
+that are new relative to ``MERGE_HEAD`` too are the commit's own.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from spillguard.sources.diffparse import FileDiff
 
 _SHA1_LENGTH = 40
-_LINK_MODE, _GITLINK_MODE = 0o120000, 0o160000
+_GITLINK_MODE = 0o160000
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -80,8 +80,6 @@ class Staged:
         """In ``git.skip_reason``'s order; only SHA-1's fallbacks never reach the first three."""
         if file.new_mode == _GITLINK_MODE:
             return "submodule"
-        if file.new_mode == _LINK_MODE:
-            return "symlink"
         if size > max_size:
             return "too large"
         if file.binary:
