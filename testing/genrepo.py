@@ -30,7 +30,7 @@ SECRETS = {
     "aws-access-key-id": ['AWS_ACCESS_KEY_ID = "AKIA{rand:A2:16}"'],
     "aws-secret-access-key": ['aws_secret_access_key = "{rand:b64:40}"'],
     "password": ['DB_PASSWORD = "{rand:Aa0:18}"'],
-    "github-token": ['GITHUB_TOKEN = "ghp_{rand:Aa0:36}"'],
+    "github-token": ['GITHUB_TOKEN = "ghp_{rand:Aa0:30}{crc32}"'],
     "slack-token": ['SLACK_TOKEN = "xoxb-{rand:0:12}-{rand:0:12}-{rand:Aa0:24}"'],
     "private-key": [_KEY_HEADER, *["{rand:b64:64}"] * 4, _KEY_FOOTER],
 }

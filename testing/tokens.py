@@ -10,6 +10,8 @@ import string
 
 import regex
 
+from spillguard.checksums import base62_crc32
+
 CHARSETS = {
     "A": string.ascii_uppercase,
     "a": string.ascii_lowercase,
@@ -31,6 +33,7 @@ CHARSETS = {
     "B32": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
 }
 _TEMPLATE = regex.compile(r"\{rand:([^:}]+):(\d+)\}")
+_CRC32 = regex.compile(r"([A-Za-z0-9]+)\{crc32\}")
 
 
 def random_token(charset: str, length: int, rng: random.Random) -> str:
@@ -52,6 +55,9 @@ def _groups(alphabet: str) -> list[str]:
 
 
 def expand(template: str, seed: int | str = 0) -> str:
-    """``template`` with every ``{rand:CHARSET:N}`` filled in, reproducibly for a seed."""
+    """``template`` with every ``{rand:CHARSET:N}`` filled in, reproducibly for a seed,
+    then every ``{crc32}`` replaced by the checksum GitHub and npm tokens end in: the
+    base62 CRC32 of the letters and digits just before it (``ghp_{rand:Aa0:30}{crc32}``)."""
     rng = random.Random(str(seed))
-    return _TEMPLATE.sub(lambda m: random_token(m.group(1), int(m.group(2)), rng), template)
+    text = _TEMPLATE.sub(lambda m: random_token(m.group(1), int(m.group(2)), rng), template)
+    return _CRC32.sub(lambda m: m.group(1) + base62_crc32(m.group(1)), text)

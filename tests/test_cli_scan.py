@@ -179,7 +179,7 @@ def test_text_report_shows_a_tab_in_a_path_as_an_escape(tmp_path: Path, capsys) 
 def test_other_secrets_on_a_reported_line_are_masked_too(tmp_path: Path, capsys, fmt: str) -> None:
     # Only the first rule's first match is the finding, but the line shown with it
     # must not carry the other secrets in clear.
-    github = expand("ghp_{rand:Aa0:36}", "other")
+    github = expand("ghp_{rand:Aa0:30}{crc32}", "other")
     second_aws = expand("AKIA{rand:A2:16}", "second")
     (tmp_path / "a.env").write_text(f'a="{github}" b="{AWS_KEY}" c="{second_aws}"\n')
     assert main(["scan", "--files", str(tmp_path), "--format", fmt, "--no-deduplicate"]) == 1
@@ -192,7 +192,7 @@ def test_other_secrets_on_a_reported_line_are_masked_too(tmp_path: Path, capsys,
 
 
 def test_plaintext_shows_the_other_secrets_on_the_line(tmp_path: Path, capsys) -> None:
-    github = expand("ghp_{rand:Aa0:36}", "other")
+    github = expand("ghp_{rand:Aa0:30}{crc32}", "other")
     (tmp_path / "a.env").write_text(f'a="{github}" b="{AWS_KEY}"\n')
     _, report = run_json(capsys, "scan", "--files", str(tmp_path), "--include-plaintext")
     assert report["findings"][0]["text"] == f'a="{github}" b="{AWS_KEY}"'

@@ -111,7 +111,13 @@ def test_custom_rule_with_a_builtin_name_is_an_error() -> None:
 
 def test_defaults_without_any_file() -> None:
     config = resolved()
-    assert all(enabled and blocking for enabled, blocking, _ in rules_of(config).values())
+    # Every built-in rule is on and blocks, but for those that only inform (HTPASSWD_HASH).
+    informing = {rule.name for rule in builtin_rules() if not rule.blocking}
+    assert informing == {"HTPASSWD_HASH"}
+    assert all(
+        enabled and blocking == (name not in informing)
+        for name, (enabled, blocking, _) in rules_of(config).items()
+    )
     assert config.ruleset.rule_timeout == 20.0
     assert config.max_file_size == 10 * 1024 * 1024
     assert (config.hook_mode, config.on_error, config.bypass_token) == (

@@ -233,7 +233,7 @@ def test_a_missing_object_is_one_clear_error(repo: GitRepo, capsys, argv: list[s
 
 def test_a_secret_in_a_commit_subject_is_masked_in_the_text_report(repo: GitRepo, capsys) -> None:
     # Messages are not scanned (the server judges files), but the report shows subjects.
-    token = expand("ghp_{rand:Aa0:36}", "subject")
+    token = expand("ghp_{rand:Aa0:30}{crc32}", "subject")
     repo.write("a.py", f"key = '{key('subject')}'\n")
     repo.commit(f"rotate: the old token was {token}, now revoked")
     assert main(["scan", "--repo", str(repo.path)]) == 1
@@ -351,3 +351,26 @@ def test_moving_a_thousand_files_reports_nothing_again(repo: GitRepo, capsys) ->
     assert found(report) == sorted([(edited[:7], "pkg/m9.py", 4), (first[:7], "src/m7.py", 1)])
     assert report["summary"]["files"] == 1101  # the move scanned nothing, the edit one file
     assert moved[:7] not in {commit for commit, _, _ in found(report)}
+
+
+def test_rules_for_credential_files_speak_in_those_files_only(
+    capsys: pytest.CaptureFixture[str], repo: GitRepo
+) -> None:
+    """A .pgpass line holds no keyword at all: it is found in history (where many
+    fragments are prefiltered together) and in a tree, and not as a README's sample;
+    an htpasswd hash is reported without blocking."""
+    entry = expand("db.internal:5432:app:app_user:{rand:Aa0:18}", "pgpass")
+    hashed = expand("admin:$apr1${rand:Aa0:8}${rand:Aa0:22}", "htpasswd")
+    for number in range(5):
+        repo.write(f"src/module{number}.py", f"VALUE = {number}\n")
+    repo.write(".pgpass", f"{entry}\n")
+    repo.write("docs/README.md", f"{entry}\n{hashed}\n")
+    repo.write("conf/.htpasswd", f"{hashed}\n")
+    repo.commit("credentials")
+    for argv in ((), ("--tree", "HEAD")):
+        code, report = scan(capsys, repo, *argv)
+        assert code == 1
+        assert sorted((f["path"], f["rule"], f["blocking"]) for f in report["findings"]) == [
+            (".pgpass", "PGPASS_ENTRY", True),
+            ("conf/.htpasswd", "HTPASSWD_HASH", False),
+        ]

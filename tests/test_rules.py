@@ -18,7 +18,14 @@ from testing.tokens import expand
 
 TABLE = builtin_table()
 EXAMPLES = [
-    pytest.param(spec["name"], kind, number, template, id=f"{spec['name']}-{kind}{number}")
+    pytest.param(
+        spec["name"],
+        kind,
+        number,
+        template,
+        spec.get("example_path", "example.txt"),
+        id=f"{spec['name']}-{kind}{number}",
+    )
     for spec in TABLE
     for kind in ("tp", "fp")
     for number, template in enumerate(spec.get(kind, ()))
@@ -30,16 +37,20 @@ def scanner() -> Scanner:
     return Scanner(RuleSet(rules=builtin_rules()))
 
 
-def findings_of(scanner: Scanner, text: str) -> list[tuple[str, int, str]]:
-    found = scanner.scan(Fragment(path="example.txt", text=text))
+def findings_of(
+    scanner: Scanner, text: str, path: str = "example.txt"
+) -> list[tuple[str, int, str]]:
+    found = scanner.scan(Fragment(path=path, text=text))
     assert not scanner.errors
     return [(finding.rule, finding.line, finding.match_text) for finding in found]
 
 
-@pytest.mark.parametrize(("name", "kind", "number", "template"), EXAMPLES)
-def test_rule_example(scanner: Scanner, name: str, kind: str, number: int, template: str) -> None:
+@pytest.mark.parametrize(("name", "kind", "number", "template", "path"), EXAMPLES)
+def test_rule_example(
+    scanner: Scanner, name: str, kind: str, number: int, template: str, path: str
+) -> None:
     text = expand(template, f"{name}-{number}")
-    found = findings_of(scanner, text)
+    found = findings_of(scanner, text, path)
     if kind == "tp":
         # The first line is this rule's, judged against every built-in rule in order.
         assert [rule for rule, line, _ in found if line == 1] == [name], text
@@ -60,7 +71,8 @@ def test_at_least_150_rules_with_unique_upper_snake_case_names() -> None:
     assert len(names) >= 150
     assert len(set(names)) == len(names)
     assert all(regex.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*", name) for name in names)
-    assert all(rule.keywords and rule.description for rule in rules)
+    # A rule without keywords is one for files of its own path (a .pgpass holds none).
+    assert all((rule.keywords or rule.path) and rule.description for rule in rules)
     assert {
         "AWS_CLIENT_ID",
         "AWS_MWS_KEY",
@@ -75,6 +87,8 @@ def test_keywords_are_lowercase_and_every_match_contains_one() -> None:
     """The prefilter is only exact when each rule's matches hold one of its keywords."""
     for spec, rule in zip(TABLE, builtin_rules(), strict=True):
         assert all(word == word.lower() for word in spec.get("keywords", ())), rule.name
+        if not rule.keywords:
+            continue
         for number, template in enumerate(spec.get("tp", ())):
             match = compiled(rule).search(expand(template, f"{rule.name}-{number}"))
             assert match is not None, rule.name
@@ -162,3 +176,16 @@ def test_builtin_files_are_judged_specific_first_generic_last() -> None:
     assert all(
         name.startswith(("GENERIC_", "URL_QUERY", "DIRECTIVE")) for name in names[first_generic:]
     )
+
+
+def test_a_rule_with_a_path_speaks_only_in_files_of_that_path(scanner: Scanner) -> None:
+    """A .pgpass line, an htpasswd hash or a bare Rails master key is a credential in its
+    own file only: the same line elsewhere (a test fixture, a README) is not reported."""
+    for spec in TABLE:
+        if "path" not in spec:
+            continue
+        assert "example_path" in spec, spec["name"]
+        for number, template in enumerate(spec["tp"]):
+            text = expand(template, f"{spec['name']}-{number}")
+            assert findings_of(scanner, text, spec["example_path"]), text
+            assert findings_of(scanner, text, "docs/example.txt") == [], text

@@ -19,7 +19,7 @@ CASES = [
     (".env", "SENDGRID_API_KEY=SG.{rand:Aa0_-:22}.{rand:Aa0_-:43}", "SENDGRID_API_KEY"),
     ("deploy.sh", 'export AWS_SECRET_ACCESS_KEY="{rand:b64:40}"', "AWS_SECRET_ACCESS_KEY"),
     ("deploy.sh", "export AWS_ACCESS_KEY_ID=AKIA{rand:A2:16}", "AWS_CLIENT_ID"),
-    ("ci.yml", "      GITHUB_TOKEN: ghp_{rand:Aa0:36}", "GITHUB_PAT"),
+    ("ci.yml", "      GITHUB_TOKEN: ghp_{rand:Aa0:30}{crc32}", "GITHUB_PAT"),
     (
         "ci.yml",
         "    SLACK_WEBHOOK: https://hooks.slack.com/services/T{rand:A0:8}/B{rand:A0:10}/{rand:Aa0:24}",
@@ -53,7 +53,7 @@ CASES = [
     ("index.js", "const jwtSecret = '{rand:Aa0:40}';", "GENERIC_SECRET"),
     ("App.java", 'String password = "{rand:Aa0:14}";', "GENERIC_PASSWORD"),
     ("Dockerfile", "ENV API_TOKEN={rand:Aa0:40}", "GENERIC_TOKEN"),
-    (".npmrc", "//registry.npmjs.org/:_authToken=npm_{rand:Aa0:36}", "NPM_ACCESS_TOKEN"),
+    (".npmrc", "//registry.npmjs.org/:_authToken=npm_{rand:Aa0:30}{crc32}", "NPM_ACCESS_TOKEN"),
     (".pypirc", "password = pypi-AgEIcHlwaS5vcmc{rand:Aa0_-:120}", "PYPI_UPLOAD_TOKEN"),
     (
         "config.json",

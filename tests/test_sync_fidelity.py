@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from testing.gitrepo import GitRepo
 
 PASSWORD = expand("pw-{rand:Aa0:24}", "fidelity-password")
-GITHUB = expand("ghp_{rand:Aa0:36}", "fidelity-github")
+GITHUB = expand("ghp_{rand:Aa0:30}{crc32}", "fidelity-github")
 RSA_HEADER = "-----BEGIN " + "RSA PRIVATE KEY-----"
 RSA_KEY = expand(RSA_HEADER + "\nMIIE{rand:b64:60}\n{rand:b64:64}\n", "fidelity-rsa")
 # The server's own list, as an older release line names its rules: three enabled.

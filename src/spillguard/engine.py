@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import regex
 
 from spillguard.allowlist import has_pragma, path_allowlisted
+from spillguard.checksums import fails_published_check, passes
 from spillguard.entropy import shannon
 from spillguard.filters import (
     REFERENCE_FILTERS,
@@ -66,7 +67,16 @@ class Scanner:
         self.rules = tuple(rule for rule in ruleset.rules if rule.enabled)
         self.errors: list[RuleError] = []
         self._broken: set[str] = set()
-        self._index = keyword_index(tuple(rule.keywords for rule in self.rules))
+        # A rule with a path and no keywords (a .pgpass line holds none) is tried on
+        # every line of the files it names, and on no other line: it takes a keyword
+        # that no text holds instead of joining the rules tried everywhere.
+        self._index = keyword_index(
+            tuple(
+                rule.keywords or (_NO_TEXT,) if rule.path is not None else rule.keywords
+                for rule in self.rules
+            )
+        )
+        self._by_path = _PathRules(self.rules)
         # Lowering a joined text equals lowering its parts for ASCII keywords.
         self._ascii_keywords = all(word.isascii() for rule in self.rules for word in rule.keywords)
         # salt -> digest -> rules (None: every rule): one hash per salt and finding.
@@ -100,6 +110,11 @@ class Scanner:
         for error in errors:
             self.errors.append(error)
             self._broken.add(error.rule)
+
+    def triggered_by_path(self, path: str) -> bool:
+        """Whether a rule is tried on every line of ``path`` whatever its keywords:
+        a text the keyword prefilter passed over is still worth scanning there."""
+        return bool(self._by_path.of(path)[1])
 
     def path_allowlisted(self, path: str) -> bool:
         return path_allowlisted(path, self.ruleset.allowlist_paths)
@@ -163,7 +178,7 @@ class Scanner:
         # Compared once here, not per line: equal sets of 288 names compare name by name.
         everything = exempt is self._all_names or exempt == self._all_names
         findings = []
-        for line_index, rule_indexes in self._candidates(fragment.text):
+        for line_index, rule_indexes in self._candidates(fragment.text, fragment.path):
             finding = self._judge_exempt_first(
                 fragment, line_index, rule_indexes, exempt, everything=everything
             )
@@ -176,8 +191,19 @@ class Scanner:
             findings.append(finding)
         return findings
 
-    def _candidates(self, text: str) -> Iterator[tuple[_Line, list[int]]]:
-        """Lines where some rule can match, with those rules' indexes in order."""
+    def _candidates(self, text: str, path: str) -> Iterator[tuple[_Line, list[int]]]:
+        """Lines where some rule can match, with those rules' indexes in order: the
+        rules for other paths left out, the rules for this path's every line put in."""
+        excluded, everywhere = self._by_path.of(path)
+        for line, rules in self._keyword_candidates(text, everywhere):
+            if excluded:
+                rules = [index for index in rules if index not in excluded]  # noqa: PLW2901
+            if rules:
+                yield line, rules
+
+    def _keyword_candidates(
+        self, text: str, everywhere: frozenset[int]
+    ) -> Iterator[tuple[_Line, list[int]]]:
         if not text:
             return
         batched = self._batch_hits.pop(id(text), None)
@@ -187,11 +213,11 @@ class Scanner:
         else:
             lowered = text.lower()
             if len(lowered) != len(text):
-                yield from self._candidates_by_line(text)
+                yield from self._candidates_by_line(text, everywhere)
                 return
             hits = self._index.hits(lowered)
         hit_lines = _lines_of_hits(text, hits)
-        always = self._index.always
+        always = self._index.always | everywhere
         if not always:
             for line, rules in hit_lines:
                 if possible := self._possible(line, rules):
@@ -210,7 +236,9 @@ class Scanner:
         requires = self._requires
         return [index for index in sorted(rules) if _holds(requires[index], text)]
 
-    def _candidates_by_line(self, text: str) -> Iterator[tuple[_Line, list[int]]]:
+    def _candidates_by_line(
+        self, text: str, everywhere: frozenset[int]
+    ) -> Iterator[tuple[_Line, list[int]]]:
         """``_candidates`` of a text some of whose characters lower to two: positions
         in the lowered text would drift from the text's, so each line is lowered on
         its own, and one search of the lowered lines joined by newlines (no keyword
@@ -222,7 +250,7 @@ class Scanner:
         found: dict[int, set[int]] = {}
         for position, rules in self._index.hits("\n".join(lowered)):
             found.setdefault(bisect.bisect_right(ends, position), set()).update(rules)
-        always = self._index.always
+        always = self._index.always | everywhere
         for number, line in enumerate(lines):
             line_rules = found.get(number)
             if line_rules is not None or always:
@@ -378,6 +406,45 @@ class Scanner:
         return False
 
 
+#: A keyword no text holds (scanned texts hold no NUL: binary files are skipped).
+_NO_TEXT = "\x00"
+#: Paths remembered by _PathRules; a scan meets a few thousand at most.
+_PATHS_KEPT = 4096
+
+
+class _PathRules:
+    """Which rules a file's path leaves out, and which it has tried on every line."""
+
+    __slots__ = ("_known", "_rules")
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self._rules = [
+            (index, rule.path, not rule.keywords)
+            for index, rule in enumerate(rules)
+            if rule.path is not None
+        ]
+        self._known: dict[str, tuple[frozenset[int], frozenset[int]]] = {}
+
+    def of(self, path: str) -> tuple[frozenset[int], frozenset[int]]:
+        """(rules left out, rules tried on every line) for a file at ``path``."""
+        if not self._rules:
+            return _NONE
+        known = self._known.get(path)
+        if known is None:
+            matching = {index for index, pattern, _ in self._rules if pattern.search(path)}
+            known = (
+                frozenset(index for index, _, _ in self._rules if index not in matching),
+                frozenset(index for index, _, bare in self._rules if bare and index in matching),
+            )
+            if len(self._known) >= _PATHS_KEPT:
+                self._known.clear()
+            self._known[path] = known
+        return known
+
+
+_NONE: tuple[frozenset[int], frozenset[int]] = (frozenset(), frozenset())
+
+
 class _Line:
     """A line of a fragment: its 0-based index and where it lies in the whole text."""
 
@@ -472,10 +539,35 @@ def _plausible(rule: Rule, secret: str) -> bool:
             return False
     if any(pattern.search(secret) for pattern in rule.allow):
         return False
-    if rule.min_entropy and shannon(secret) < rule.min_entropy:
+    if rule.min_entropy and shannon(secret) < _floor(rule, secret):
         return False
-    # ABCDEFGHIJKLMNOP or an RFC's sample token is an example, not a key.
-    return rule.kind != "builtin" or not (is_sequential(secret) or is_documented_example(secret))
+    if rule.checksum is not None and not passes(rule.checksum, secret):
+        return False
+    # ABCDEFGHIJKLMNOP, an RFC's sample token or a token with a wrong checksum is an
+    # example, not a key.
+    return rule.kind != "builtin" or not (
+        is_sequential(secret) or is_documented_example(secret) or fails_published_check(secret)
+    )
+
+
+#: The entropy floor of a long hexadecimal value (a key or a token of 16 symbols
+#: reaches 4 bits a character at most, and 40 random ones about 3.7): a rule's floor
+#: for values of any alphabet would miss half the hexadecimal keys.
+_HEX_FLOOR = 3.0
+_HEX_LENGTH = 32
+
+
+def _floor(rule: Rule, secret: str) -> float:
+    if (
+        rule.min_entropy > _HEX_FLOOR
+        and len(secret) >= _HEX_LENGTH
+        and all(character in _HEX_DIGITS for character in secret)
+    ):
+        return _HEX_FLOOR
+    return rule.min_entropy
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 def _secret_span(rule: Rule, match: regex.Match[str]) -> tuple[int, int]:

@@ -117,6 +117,8 @@ _PLACEHOLDER = _Lazy(
     | ^test[\w!@\#$%.-]*$ | ^(?:blah|incorrect|wrong|invalid|bad|correct|right|ignored)$
     | ^p[a@4]ss?w[o0]rd\w*$ | ^p@55w0rd!?$ | ^notasecret$      # P4ssword, P@55w0rd
     | ^\d+(?:\.\d+)+-?(?:\d+(?:\.\d+)*)?$  # a version: 3.0-3.12
+    | (?:^|[-_.\ ])(?:fake|dummy|placeholder|sample|example|unsafe|tests?)(?:[-_.\ ]|$)
+                                            # a word of a fixture: fake-secret-for-tests
     """,
     regex.VERBOSE | regex.IGNORECASE,
 )
@@ -157,6 +159,18 @@ DOCUMENTED_EXAMPLES = (
     "qwe089234lkjsdf",
     "lsdkfol23w54jlksdef",
     "JBSWY3DPEHPK3PXP",
+    # Vendors' documentation: AWS's access key pairs (every one ends in EXAMPLE or
+    # EXAMPLEKEY), the Azure storage emulator's well-known account key, RFC 7519's
+    # example signature, Mailgun's sample key, the sample passwords of the SQL Server
+    # and PostgreSQL container images.
+    "EXAMPLEKEY",
+    "IOSFODNN7EXAMPLE",
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    "3ax6xnjp29jd6fds4gc373sgvjxteol0",
+    "yourStrong(!)Password",
+    "YourStrong@Passw0rd",
+    "mysecretpassword",
 )
 # Compared case-insensitively: a base32 TOTP secret is written in either case.
 _DOCUMENTED_LOWERED = tuple(example.lower() for example in DOCUMENTED_EXAMPLES)

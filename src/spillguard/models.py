@@ -48,6 +48,12 @@ class Rule:
     #: Case-sensitive strings one of which every match holds (keywords are lowercase,
     #: so they cannot say "ENV"): a line without any is not tried. Built-in rules only.
     requires: tuple[str, ...] = ()
+    #: Only files whose path this matches are judged by the rule (a .pgpass line is
+    #: a credential there only). A rule with a path and no keywords is tried on every
+    #: line of those files. Built-in rules only.
+    path: regex.Pattern[str] | None = dataclasses.field(default=None, repr=False)
+    #: The name of a published check the secret must pass (see checksums.CHECKS).
+    checksum: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

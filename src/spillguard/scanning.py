@@ -87,7 +87,7 @@ class Tally:
         )
         for fragment, scan in zip(batch, worth, strict=True):
             self._count(fragment)
-            if scan:
+            if scan or scanner.triggered_by_path(fragment.path):
                 found = scanner.scan(fragment)
                 self.findings.extend(found)
                 if on_finding is not None:

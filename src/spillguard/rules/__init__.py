@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from spillguard import schema
+from spillguard.checksums import CHECKS
 from spillguard.config import parse_toml
 from spillguard.errors import ConfigError
 from spillguard.models import Rule
@@ -44,6 +45,11 @@ BUILTIN_RULE: dict[str, schema.Key] = {
     "value_filter": schema.Key(str, '"password" or "reference"', None, ("password", "reference")),
     "lookahead": schema.Key(bool, "true or false", False),
     "requires": schema.Key(list, "a list of strings", (), item=str),
+    "path": schema.Key(str, "a regular expression of file paths"),
+    "checksum": schema.Key(str, f"one of {', '.join(CHECKS)}", None, tuple(CHECKS)),
+    "blocking": schema.Key(bool, "true or false", True),
+    # The path its examples are judged at: a rule with ``path`` speaks only there.
+    "example_path": schema.Key(str, "a file path"),
     # Examples proven by the test suite; ``{rand:CHARSET:N}`` is expanded at test time.
     "tp": schema.Key(list, "a list of strings", (), item=str),
     "fp": schema.Key(list, "a list of strings", (), item=str),
@@ -126,6 +132,7 @@ def _rule(spec: dict[str, Any]) -> Rule:
     regexp, secret_group = _regexp(spec, where)
     try:
         allow = tuple(regex.compile(item) for item in spec.get("allow", ()))
+        path = regex.compile(spec["path"]) if "path" in spec else None
     except regex.error as error:
         raise ConfigError(f"{where}: {error}") from None
     # The pattern itself is compiled on first use (engine.compiled); the test
@@ -137,7 +144,7 @@ def _rule(spec: dict[str, Any]) -> Rule:
         description=spec.get("description", ""),
         keywords=tuple(keyword.lower() for keyword in spec.get("keywords", ())),
         enabled=spec.get("enabled", True),
-        blocking=True,
+        blocking=spec.get("blocking", True),
         source="builtin",
         secret_group=secret_group,
         min_entropy=float(spec.get("min_entropy", 0.0)),
@@ -146,6 +153,8 @@ def _rule(spec: dict[str, Any]) -> Rule:
         value_filter=spec.get("value_filter"),
         lookahead=spec.get("lookahead", False),
         requires=tuple(spec.get("requires", ())),
+        path=path,
+        checksum=spec.get("checksum"),
     )
 
 

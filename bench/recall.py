@@ -1,0 +1,97 @@
+"""Recall and near-misses flagged, per family, on a generated corpus of realistic files.
+
+    python bench/recall.py [--seed S] [--show-misses] [--family TEXT]
+
+The corpus (testing/recall/) holds, for each family, secrets in files of many
+formats and code styles and hard near-misses beside them (placeholders, environment
+references, hashes, UUIDs, lockfile integrity, test fixtures, documented examples).
+The built-in rules judge each file as a whole (as ``spillguard scan`` judges a
+file): a secret is found when some finding is on its line; a near-miss is flagged
+when its file has any finding at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the testing/ helpers
+
+from spillguard.engine import Scanner
+from spillguard.models import Fragment, RuleSet
+from spillguard.rules import builtin_rules
+from testing.recall.families import FAMILIES, Case
+from testing.recall.providers import provider_cases
+
+PROVIDERS = "providers (every rule's tp examples)"
+
+
+def corpus(seed: str) -> list[Case]:
+    cases = [case for family in FAMILIES.values() for case in family(seed)]
+    return cases + list(provider_cases(seed))
+
+
+def judge(scanner: Scanner, case: Case) -> tuple[bool, list[str]]:
+    """Whether the case went right (found, or not flagged), and the rules that spoke."""
+    findings = scanner.scan(Fragment(path=case.path, text=case.text))
+    if case.line is None:
+        return not findings, [finding.rule for finding in findings]
+    hits = [finding.rule for finding in findings if finding.line == case.line]
+    return bool(hits), hits
+
+
+def _group(case: Case) -> str:
+    return PROVIDERS if case.family.endswith(".toml") or ".toml:" in case.family else case.family
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--show-misses", action="store_true", help="list every miss and flag")
+    parser.add_argument("--family", default="", help="only families whose name holds this")
+    args = parser.parse_args(argv)
+    scanner = Scanner(RuleSet(rules=builtin_rules()))
+    totals: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0, 0])
+    for case in corpus(args.seed):
+        if args.family not in case.family:
+            continue
+        right, rules = judge(scanner, case)
+        row = totals[_group(case)]
+        row[0 if case.line is not None else 2] += 1
+        if case.line is not None and right:
+            row[1] += 1
+        if case.line is None and not right:
+            row[3] += 1
+        if args.show_misses and not right:
+            kind = "MISSED " if case.line is not None else "FLAGGED"
+            print(f"{kind} [{case.family}] {case.label}  {' '.join(rules)}")
+    _print(totals)
+    return 0
+
+
+def _print(totals: dict[str, list[int]]) -> None:
+    width = max(len(name) for name in [*totals, "overall, structural families"])
+    print(f"{'family':<{width}}  {'recall':>15}  {'near-misses flagged':>20}")
+    structural = [0, 0, 0, 0]
+    everything = [0, 0, 0, 0]
+    for name, row in totals.items():
+        print(_row(name, row, width))
+        for index, value in enumerate(row):
+            everything[index] += value
+            if name != PROVIDERS:
+                structural[index] += value
+    print(_row("overall, structural families", structural, width))
+    print(_row("overall", everything, width))
+
+
+def _row(name: str, row: list[int], width: int) -> str:
+    positives, found, nears, flagged = row
+    recall = f"{found}/{positives} {found / positives:5.1%}" if positives else "-"
+    flags = f"{flagged}/{nears} {flagged / nears:5.1%}" if nears else "-"
+    return f"{name:<{width}}  {recall:>15}  {flags:>20}"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
