@@ -125,7 +125,7 @@ def test_quiet_text_report_has_findings_and_errors_but_no_summary(tmp_path: Path
     (tmp_path / "a.py").write_text(f"k = '{KEY}'\n")
     assert main(["scan", "--files", str(tmp_path), str(tmp_path / "gone"), "--quiet"]) == 1
     out = capsys.readouterr().out
-    assert "a.py:1  AWS_CLIENT_ID  blocking" in out
+    assert "a.py:1:6  AWS_CLIENT_ID  blocking" in out
     assert f"failed: {tmp_path / 'gone'}: does not exist" in out
     assert "finding(s)" not in out
 
@@ -143,7 +143,7 @@ def latin1_name(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
 @pytest.mark.parametrize(
     ("fmt", "shown"),
     [
-        ("text", "caf\\xe9.txt:1  AWS_CLIENT_ID"),
+        ("text", "caf\\xe9.txt:1:3  AWS_CLIENT_ID"),
         ("json", '"path": "caf\\udce9.txt"'),
         ("jsonl", '"path": "caf\\udce9.txt"'),
         ("sarif", '"uri": "caf%E9.txt"'),

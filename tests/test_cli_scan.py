@@ -53,12 +53,21 @@ def test_clean_tree_exits_0(tmp_path: Path, capsys) -> None:
     assert (code, report["findings"]) == (0, [])
 
 
-def test_text_report_is_grouped_by_file_and_masked(tmp_path: Path, capsys) -> None:
+def test_text_report_shows_each_finding_once_masked(tmp_path: Path, capsys) -> None:
     (tmp_path / "a.env").write_text(f"AWS_ID={AWS_KEY}\nB={AWS_KEY}\n")
-    assert main(["scan", "--files", str(tmp_path)]) == 1
+    assert main(["scan", "--repo", str(tmp_path), "--files", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert AWS_KEY not in out
-    assert out.count("a.env:") == 2
+    assert out.splitlines()[:8] == [
+        "a.env:1:8  AWS_CLIENT_ID  blocking  AWS access key ID",
+        "    AWS_ID=AKIA********",
+        "           ^^^^^^^^^^^^",
+        "    not a secret? spillguard review add --at a.env:1",
+        "a.env:2:3  AWS_CLIENT_ID  blocking  AWS access key ID",
+        "    B=AKIA********",
+        "      ^^^^^^^^^^^^",
+        "    not a secret? spillguard review add --at a.env:2",
+    ]
     assert "2 finding(s), 2 blocking" in out
 
 
@@ -162,7 +171,7 @@ def test_text_report_shows_escape_sequences_in_paths_harmlessly(tmp_path: Path, 
     assert main(["scan", "--files", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out
-    assert "evil\\x1b[2J.env:1  AWS_CLIENT_ID" in out
+    assert "evil\\x1b[2J.env:1:8  AWS_CLIENT_ID" in out
 
 
 def test_text_report_shows_a_tab_in_a_path_as_an_escape(tmp_path: Path, capsys) -> None:
@@ -171,7 +180,7 @@ def test_text_report_shows_a_tab_in_a_path_as_an_escape(tmp_path: Path, capsys) 
     assert main(["scan", "--files", str(tmp_path / "a\tb.env"), str(tmp_path / "no\tpe")]) == 1
     out = capsys.readouterr().out
     assert "\t" not in out
-    assert "a\\x09b.env:1  AWS_CLIENT_ID" in out
+    assert "a\\x09b.env:1:8  AWS_CLIENT_ID" in out
     assert "no\\x09pe: does not exist" in out
 
 

@@ -61,7 +61,7 @@ def test_text_report_names_commit_author_and_date(linear, capsys) -> None:
     out = capsys.readouterr().out
     assert f"commit {ids['c1']}" in out
     assert "Ada Tester <ada@example.com>  2024-01-01T00:00:00Z" in out
-    assert "app.py:2  AWS_CLIENT_ID  blocking" in out
+    assert "app.py:2:8  AWS_CLIENT_ID  blocking" in out
 
 
 @pytest.mark.parametrize(

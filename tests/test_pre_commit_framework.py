@@ -74,7 +74,7 @@ def test_framework_runs_the_hooks_from_pre_commit_hooks_yaml(
     output = blocked.stdout + blocked.stderr
     assert blocked.returncode != 0, output
     assert "spillguard (secrets in the staged changes)" in output
-    assert "app.py:1  AWS_CLIENT_ID  blocking  AKIA****************" in output
+    assert "app.py:1:8  AWS_CLIENT_ID  blocking  AWS access key ID" in output
     assert SECRET not in output
 
     repo.write("app.py", "key = os.environ['KEY']\n")

@@ -51,7 +51,8 @@ def hooked(request: pytest.FixtureRequest, tmp_path: Path) -> GitRepo:
 def assert_blocked(result: subprocess.CompletedProcess[str], where: str) -> None:
     assert result.returncode != 0
     assert where in result.stderr
-    assert "AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr
+    assert "AWS_CLIENT_ID  blocking  AWS access key ID" in result.stderr
+    assert "AKIA********" in result.stderr
     assert "commit blocked by 1 blocking finding(s)" in result.stderr
     assert SECRET not in result.stderr + result.stdout
 
@@ -138,7 +139,7 @@ def test_warn_mode_prints_and_accepts(hooked: GitRepo) -> None:
     hooked.git("add", "-A")
     result = commit(hooked)
     assert result.returncode == 0
-    assert "app.py:1  AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr
+    assert "app.py:1:8  AWS_CLIENT_ID  blocking  AWS access key ID" in result.stderr
     assert "warn mode: 1 blocking finding(s) reported, not blocked" in result.stderr
 
 

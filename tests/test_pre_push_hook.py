@@ -69,7 +69,7 @@ def test_new_branch_sends_only_what_the_remote_lacks(work) -> None:
     assert result.returncode != 0
     assert f"commit {bad[:10]}  Ada Tester <ada@example.com>" in result.stderr
     assert "Z  refs/heads/feature\n" in result.stderr
-    assert "b.py:2  AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr
+    assert "b.py:2:8  AWS_CLIENT_ID  blocking  AWS access key ID" in result.stderr
     assert "push blocked by 1 blocking finding(s)" in result.stderr
     assert NEW not in result.stderr
     assert "old.py" not in result.stderr
@@ -151,4 +151,4 @@ def test_utf16_text_is_judged_not_skipped_as_binary(work) -> None:
     repo.commit("wide")
     result = push("main")
     assert result.returncode != 0
-    assert "notes.txt:2  AWS_CLIENT_ID  blocking  AKIA****************" in result.stderr
+    assert "notes.txt:2:8  AWS_CLIENT_ID  blocking  AWS access key ID" in result.stderr

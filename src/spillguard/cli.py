@@ -112,6 +112,9 @@ class ReviewOptions:
     action: str  # add, remove or list
     repo: str = "."
     text: str | None = None
+    #: add: the finding at PATH:LINE or COMMIT:PATH:LINE, or with this fingerprint.
+    at: str | None = None
+    fingerprint: str | None = None
     rule: str | None = None
     reason: str = ""
     digest: str | None = None
@@ -283,8 +286,22 @@ def _add_sync_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 def _add_review_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     review = commands.add_parser("review", help="reviewed strings that are not reported")
     actions = review.add_subparsers(dest="action", required=True, metavar="ACTION")
-    add = actions.add_parser("add", help="stop reporting TEXT ('-': read it from stdin)")
-    add.add_argument("text", metavar="TEXT", help="the string that is not a secret ('-': stdin)")
+    add = actions.add_parser(
+        "add",
+        help="stop reporting a string: TEXT, or a finding's secret",
+        description="Review one string that is not a secret: TEXT as given ('-': read it "
+        "from stdin), or the secret of the finding at a location or with a fingerprint, "
+        "found again by rescanning (bound to the finding's rule).",
+    )
+    add.add_argument(
+        "text", nargs="?", metavar="TEXT", help="the string that is not a secret ('-': stdin)"
+    )
+    add.add_argument(
+        "--at",
+        metavar="LOCATION",
+        help="the finding at PATH:LINE (staged changes, else the file) or COMMIT:PATH:LINE",
+    )
+    add.add_argument("--fingerprint", metavar="FP", help="the finding with this fingerprint")
     add.add_argument("--reason", default="", metavar="WHY", help="why it is not a secret")
     remove = actions.add_parser("remove", help="report TEXT again ('-': read it from stdin)")
     remove.add_argument("text", nargs="?", metavar="TEXT", help="the string ('-': stdin)")
@@ -397,6 +414,8 @@ def _review(args: argparse.Namespace) -> int:
             action=args.action,
             repo=args.repo,
             text=getattr(args, "text", None),
+            at=getattr(args, "at", None),
+            fingerprint=getattr(args, "fingerprint", None),
             rule=getattr(args, "rule", None),
             reason=getattr(args, "reason", ""),
             digest=getattr(args, "digest", None),

@@ -28,6 +28,7 @@ from spillguard.filters import (
 from spillguard.fingerprint import finding_fingerprint, reviewed_digest
 from spillguard.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
 from spillguard.prefilter import KeywordIndex
+from spillguard.redact import unquoted
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -332,9 +333,14 @@ class Scanner:
         matches = self._matches(index, line)
         if not self._reviewed_index:
             return next(matches, None)
-        name = self.rules[index].name
+        rule = self.rules[index]
         for match in matches:
-            if not self._reviewed(name, match.group(0)):
+            # The whole match, or the secret proper: a GENERIC_PASSWORD finding is
+            # reviewed by the password a user has in hand, not the masked assignment.
+            value = match.string[slice(*unquoted(match.string, *_secret_span(rule, match)))]
+            if not self._reviewed(rule.name, match.group(0)) and not self._reviewed(
+                rule.name, value
+            ):
                 return match
         return None
 

@@ -18,6 +18,7 @@ from spillguard.atomic import write_text_atomic
 from spillguard.config import read_text_file
 from spillguard.errors import ExitCode, UsageError
 from spillguard.loading import load_config
+from spillguard.report.sanitize import clean_name
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -40,10 +41,16 @@ def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -
     if options.remote:
         return _remote(options, config, root, stdin or sys.stdin)
     if options.action == "add":
-        text = _text(options.text, stdin or sys.stdin)
-        updated = reviewed.with_record(current, _record(options, config, current, text, root))
-        write_text_atomic(path, reviewed.render_reviewed(updated))
-        print(f"spillguard: reviewed {_describe(options.rule)} added to {path}", file=sys.stderr)
+        text, rule, found = _what_to_add(options, config, root, stdin or sys.stdin)
+        record = _record(options, config, current, text, root, rule)
+        write_text_atomic(path, reviewed.render_reviewed(reviewed.with_record(current, record)))
+        print(f"spillguard: reviewed {found}{_describe(rule)} added to {path}", file=sys.stderr)
+        if Path(root, ".git").exists():
+            # The commit hook reads the staged file: unstaged, the entry does not count yet.
+            print(
+                f"spillguard: stage it for the commit hook: git add :/{reviewed.REVIEWED_FILE}",
+                file=sys.stderr,
+            )
         return ExitCode.CLEAN
     digest = _digest_to_remove(options, current, stdin or sys.stdin)
     updated, removed = reviewed.without(current, digest, options.rule)
@@ -54,6 +61,33 @@ def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -
     return ExitCode.CLEAN
 
 
+def _what_to_add(
+    options: ReviewOptions, config: Config, root: str, stdin: TextIO
+) -> tuple[str, str | None, str]:
+    """The text to review, its rule and how to describe where it was found: TEXT as
+    given, or the secret of the finding ``--at`` or ``--fingerprint`` names."""
+    given = [flag for flag in (options.text, options.at, options.fingerprint) if flag is not None]
+    if len(given) != 1:
+        raise UsageError("give one of TEXT (- for stdin), --at PATH:LINE or --fingerprint FP")
+    if options.text is not None:
+        return _text(options.text, stdin), options.rule, ""
+    from spillguard.commands.review_target import find_at, find_fingerprint, secret_of
+
+    if options.at is not None:
+        finding = find_at(options.at, root=root, config=config, config_path=options.config)
+    else:
+        fingerprint = options.fingerprint or ""
+        finding = find_fingerprint(
+            fingerprint, root=root, config=config, config_path=options.config
+        )
+    if options.rule is not None and options.rule != finding.rule:
+        raise UsageError(f"--rule {options.rule}: the finding is one of {finding.rule}")
+    where = f"{finding.path}:{finding.line}"
+    if finding.commit is not None:
+        where = f"{finding.commit.id[:10]}:{where}"
+    return secret_of(finding), finding.rule, f"the secret found at {clean_name(where)}: "
+
+
 def _remote(options: ReviewOptions, config: Config, root: str, stdin: TextIO) -> int:
     """``--remote``: the reviewed-line create or delete operation on the server."""
     from spillguard.sync.review import remote_review
@@ -61,11 +95,14 @@ def _remote(options: ReviewOptions, config: Config, root: str, stdin: TextIO) ->
     if options.digest is not None:
         raise UsageError("--remote needs the TEXT: the server knows strings, not digests")
     # The rule is not checked against the local rules: the server judges its own names.
-    text = _text(options.text, stdin)
+    if options.action == "add":
+        text, rule, _ = _what_to_add(options, config, root, stdin)
+    else:
+        text, rule = _text(options.text, stdin), options.rule
     done = remote_review(
         add=options.action == "add",
         text=text,
-        rule=options.rule,
+        rule=rule,
         root=root,
         configured=config.sync,
     )
@@ -102,10 +139,15 @@ def _text(given: str | None, stdin: TextIO) -> str:
     return text
 
 
-def _record(
-    options: ReviewOptions, config: Config, current: reviewed.ReviewedFile, text: str, root: str
+def _record(  # noqa: PLR0913, PLR0917 - the entry's parts, each from its own place
+    options: ReviewOptions,
+    config: Config,
+    current: reviewed.ReviewedFile,
+    text: str,
+    root: str,
+    rule: str | None,
 ) -> reviewed.Record:
-    _check_rule(options.rule, config)
+    _check_rule(rule, config)
     reason = options.reason.strip()
     if not reason.isprintable():
         raise UsageError("--reason must be one line of printable text")
@@ -116,7 +158,7 @@ def _record(
 
     return reviewed.Record(
         digest=reviewed.digest_of(current, text),
-        rule=options.rule,
+        rule=rule,
         reason=reason,
         added_by=user_identity(root, os.environ),
         date=dt.datetime.now(dt.timezone.utc).date().isoformat(),

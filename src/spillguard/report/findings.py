@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from spillguard.redact import mask_match, mask_span
+from spillguard.redact import mask_match, mask_span, unquoted
 
 if TYPE_CHECKING:
     from spillguard.models import Finding, ScanResult
@@ -27,7 +27,11 @@ def shown_parts(finding: Finding, *, plaintext: bool) -> tuple[str, str, str]:
 def shown_match(finding: Finding, *, plaintext: bool) -> str:
     if plaintext:
         return finding.match_text
-    return mask_match(finding.match_text, finding.secret_start, finding.secret_end)
+    if finding.secret_end < 0:
+        return mask_match(finding.match_text)
+    # A quoted value keeps its quotes: only the value is the secret.
+    start, end = unquoted(finding.match_text, finding.secret_start, finding.secret_end)
+    return mask_match(finding.match_text, start, end)
 
 
 def finding_dict(finding: Finding, *, plaintext: bool) -> dict[str, Any]:

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 from unicodedata import east_asian_width
 
 from spillguard.outcome import is_blocking
-from spillguard.report.findings import shown_parts, shown_text, summary_dict
+from spillguard.report.findings import shown_text, summary_dict
 from spillguard.report.sanitize import clean, clean_name
+from spillguard.report.shown_line import shown_line, windowed
+from spillguard.reviewed import REVIEWED_FILE
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from spillguard.report import ReportOptions
 
 SHORT_ID = 10
+#: Skipped files named in the summary for each reason; the rest are counted.
+SKIPPED_NAMES = 5
 SUBJECT_WIDTH = 72
 TAB = "    "
 
@@ -57,30 +61,52 @@ def _width(text: str) -> int:
     return sum(2 if east_asian_width(char) in "WF" else 1 for char in text)
 
 
-def _group(findings: tuple[Finding, ...]) -> dict[str, dict[str, list[Finding]]]:
-    """Findings by commit id ("" for none), then by path, in the order first seen."""
+def _group(findings: tuple[Finding, ...]) -> dict[str, list[Finding]]:
+    """Findings by commit id ("" for none), each commit's by path, in the order first seen."""
     groups: dict[str, dict[str, list[Finding]]] = {}
     for finding in findings:
         commit_id = finding.commit.id if finding.commit else ""
         groups.setdefault(commit_id, {}).setdefault(finding.path, []).append(finding)
-    return groups
+    return {
+        commit_id: [finding for by_path in paths.values() for finding in by_path]
+        for commit_id, paths in groups.items()
+    }
 
 
 def finding_lines(result: ScanResult, options: ReportOptions) -> list[Line]:
+    """Each finding once, under its commit's header in history scans."""
     lines: list[Line] = []
-    for by_path in _group(result.findings).values():
-        first = next(iter(by_path.values()))[0]
+    descriptions = {rule.name: rule.description for rule in options.rules}
+    staged = result.stats.scope == "staged"
+    for findings in _group(result.findings).values():
+        first = findings[0]
         indent = ""
         if first.commit is not None:
             if lines:
                 lines.append([])
             lines.extend(_commit_header(first.commit, first.ref, options))
             indent = "  "
-        for path, findings in by_path.items():
-            lines.append([(indent, ""), (clean_name(path), "path")])
-            for finding in findings:
-                lines.extend(_finding(finding, indent + "  ", options))
+        for finding in findings:
+            shown = _finding(finding, indent, options, descriptions.get(finding.rule, ""))
+            lines.extend(shown)
+            if is_blocking(finding):
+                lines.append([(indent + TAB, ""), (review_command(finding, staged=staged), "dim")])
     return lines
+
+
+def review_command(finding: Finding, *, staged: bool) -> str:
+    """The command that reviews this finding as a false positive, without its secret:
+    by location when the path can be typed as shown, else by fingerprint. The commit
+    hook reads the staged reviewed file, so from a hook it stages it too."""
+    import shlex
+
+    location = f"{finding.path}:{finding.line}"
+    if finding.commit is not None:
+        location = f"{finding.commit.id[:SHORT_ID]}:{location}"
+    plain = clean_name(finding.path) == finding.path and finding.path.isprintable()
+    target = f"--at {shlex.quote(location)}" if plain else f"--fingerprint {finding.fingerprint}"
+    command = f"not a secret? spillguard review add {target}"
+    return command + f" && git add :/{REVIEWED_FILE}" if staged else command
 
 
 def _commit_header(commit: CommitInfo, ref: str | None, options: ReportOptions) -> list[Line]:
@@ -107,29 +133,33 @@ def _masked(subject: str, options: ReportOptions) -> str:
     return shown_text(found[0], plaintext=False) if found else line
 
 
-def _finding(finding: Finding, indent: str, options: ReportOptions) -> list[Line]:
+def _finding(finding: Finding, indent: str, options: ReportOptions, description: str) -> list[Line]:
     kind = "blocking" if is_blocking(finding) else "warn"
     if finding.allowlisted:
         kind = "allowlisted"
-    raw_before, raw_match, raw_after = shown_parts(finding, plaintext=options.plaintext)
-    before, match = _shown(raw_before.lstrip()), _shown(raw_match)
-    after = _shown(raw_after.rstrip())
-    # One greppable line per finding (CI logs, `remote:` lines), then the line itself.
+    shown = shown_line(finding, plaintext=options.plaintext)
+    secret = _shown(shown.secret)
+    before, after = windowed(_shown(shown.before).lstrip(), secret, _shown(shown.after).rstrip())
+    where = f"{clean_name(finding.path)}:{finding.line}"
+    if shown.column is not None:
+        where += f":{shown.column}"
+    # One greppable line per finding (editors and CI logs read path:line:column).
     head: Line = [
         (indent, ""),
-        (f"{clean_name(finding.path)}:{finding.line}", "location"),
+        (where, "location"),
         ("  ", ""),
         (clean(finding.rule), "rule"),
         ("  ", ""),
         (kind, kind),
-        (f"  {match}", ""),
     ]
+    if description:
+        head.append((f"  {clean(description)}", ""))
     if finding.truncated:
-        head.append(("  (long line: the match only)", "dim"))
-    text_indent = indent + "  "
-    lines = [head, [(text_indent + before, ""), (match, "match"), (after, "")]]
+        head.append(("  (line over 1,000 characters: the match only)", "dim"))
+    text_indent = indent + TAB
+    lines = [head, [(text_indent + before, ""), (secret, "match"), (after, "")]]
     if not options.color:
-        caret = " " * _width(before) + "^" * max(_width(match), 1)
+        caret = " " * _width(before) + "^" * max(_width(secret), 1)
         lines.append([(text_indent + caret, "")])
     return lines
 
@@ -153,13 +183,26 @@ def summary_lines(result: ScanResult) -> list[str]:
         lines.append(
             "by rule: " + ", ".join(f"{clean(rule)} {n}" for rule, n in sorted(by_rule.items()))
         )
-    reasons = Counter(clean(skip.reason) for skip in result.skipped)
-    if reasons:
-        lines.append(
-            "skipped: " + ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
-        )
+    lines.extend(skipped_lines(result))
     lines.extend(error_lines(result))
     lines.extend(clean(notice) for notice in result.notices)
+    return lines
+
+
+def skipped_lines(result: ScanResult) -> list[str]:
+    """How many files were skipped and why, then the names, up to ``SKIPPED_NAMES`` a reason."""
+    names: dict[str, list[str]] = {}
+    for skip in result.skipped:
+        if not skip.failed:  # a failure is an error line of its own
+            names.setdefault(clean(skip.reason), []).append(clean_name(skip.path))
+    if not names:
+        return []
+    lines = ["skipped: " + ", ".join(f"{len(paths)} {why}" for why, paths in sorted(names.items()))]
+    for why, paths in sorted(names.items()):
+        unique = list(dict.fromkeys(paths))  # a file skipped in many commits is named once
+        more = len(unique) - SKIPPED_NAMES
+        listed = ", ".join(unique[:SKIPPED_NAMES]) + (f" and {more} more" if more > 0 else "")
+        lines.append(f"  {why}: {listed}")
     return lines
 
 

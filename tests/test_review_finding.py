@@ -1,0 +1,163 @@
+"""``review add --at`` / ``--fingerprint`` / a secret value, and the command a report prints.
+
+Real repositories and real ``git commit`` runs through the installed hook: a finding
+is reviewed from what its report shows, and the next commit passes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spillguard.cli import main
+from testing.gitrepo import GitRepo
+from testing.tokens import expand
+
+PASSWORD = expand("{rand:Aa0:14}", "review-finding")
+AWS_KEY = expand("AKIA{rand:A2:16}", "review-finding")
+
+
+def run(*argv: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*argv], cwd=cwd, input=stdin, capture_output=True, text=True, check=False
+    )
+
+
+def spillguard(*argv: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return run(sys.executable, "-m", "spillguard", *argv, cwd=cwd, stdin=stdin)
+
+
+@pytest.fixture
+def hooked(repo: GitRepo) -> GitRepo:
+    repo.write("README", "hello\n")
+    repo.commit("first")
+    assert spillguard("install", cwd=repo.path).returncode == 0
+    return repo
+
+
+def printed_commands(report: str) -> list[str]:
+    return re.findall(r"not a secret\? (spillguard review add .*)", report)
+
+
+def test_a_blocked_commit_passes_after_the_printed_command(hooked: GitRepo) -> None:
+    hooked.write("settings.py", f'db_password = "{PASSWORD}"\nkey = "{AWS_KEY}"\n')
+    hooked.git("add", "-A")
+    blocked = run("git", "commit", "-q", "-m", "settings", cwd=hooked.path)
+    assert blocked.returncode == 1
+    assert PASSWORD not in blocked.stderr
+    assert AWS_KEY not in blocked.stderr
+    assert blocked.stderr.splitlines()[:4] == [
+        "settings.py:1:16  GENERIC_PASSWORD  blocking  A password assigned a literal value",
+        '    db_password = "********"',
+        "                   ^^^^^^^^",
+        (
+            "    not a secret? spillguard review add --at settings.py:1"
+            " && git add :/.spillguard-reviewed.toml"
+        ),
+    ]
+    commands = printed_commands(blocked.stderr)
+    assert len(commands) == 2
+    for command in commands:  # as the user would paste them, from a subdirectory even
+        (hooked.path / "sub").mkdir(exist_ok=True)
+        reviewed = run(
+            "sh",
+            "-c",
+            command.replace("spillguard ", f"{sys.executable} -m spillguard ", 1),
+            cwd=hooked.path / "sub",
+        )
+        assert reviewed.returncode == 0, reviewed.stderr
+        assert PASSWORD not in reviewed.stderr
+    committed = run("git", "commit", "-q", "-m", "settings", cwd=hooked.path)
+    assert committed.returncode == 0, committed.stderr
+    stored = (hooked.path / ".spillguard-reviewed.toml").read_text()
+    assert PASSWORD not in stored
+    assert 'rule = "GENERIC_PASSWORD"' in stored
+
+
+def test_the_password_itself_reviews_a_generic_finding(hooked: GitRepo) -> None:
+    hooked.write("db.py", f'db_password = "{PASSWORD}"\n')
+    hooked.git("add", "-A")
+    added = spillguard("review", "add", "-", cwd=hooked.path, stdin=PASSWORD + "\n")
+    assert added.returncode == 0
+    assert added.stderr.endswith(
+        "stage it for the commit hook: git add :/.spillguard-reviewed.toml\n"
+    )
+    hooked.git("add", "-A")
+    assert run("git", "commit", "-q", "-m", "db", cwd=hooked.path).returncode == 0
+    # in any other form of assignment too
+    hooked.write("config.yml", f"password: {PASSWORD}\n")
+    assert spillguard("scan", "--files", "config.yml", cwd=hooked.path).returncode == 0
+
+
+def test_a_commit_location_and_a_fingerprint_from_a_report(repo: GitRepo, capsys) -> None:
+    repo.write("a.env", f"AWS_ID={AWS_KEY}\n")
+    first = repo.commit("key")
+    repo.write("b.py", f'password = "{PASSWORD}"\n')
+    repo.commit("password")
+    assert main(["scan", "--repo", str(repo.path), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    password = next(f for f in report["findings"] if f["rule"] == "GENERIC_PASSWORD")
+    at = f"{first[:10]}:a.env:1"
+    assert main(["review", "add", "--repo", str(repo.path), "--at", at]) == 0
+    assert (
+        f"reviewed the secret found at {at}: entry for rule AWS_CLIENT_ID"
+        in capsys.readouterr().err
+    )
+    fingerprint = password["fingerprint"]
+    assert main(["review", "add", "--repo", str(repo.path), "--fingerprint", fingerprint]) == 0
+    capsys.readouterr()
+    assert main(["scan", "--repo", str(repo.path)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--at", "a.env"], "--at a.env: expected PATH:LINE or COMMIT:PATH:LINE"),
+        (["--at", "a.env:0"], "--at a.env:0: expected PATH:LINE or COMMIT:PATH:LINE"),
+        (
+            ["--at", "a.env:7"],
+            "--at a.env:7: no finding there (already reviewed, or the line moved?)",
+        ),
+        (["--fingerprint", "12ab"], "--fingerprint 12ab: expected 64 hexadecimal digits"),
+        (["--fingerprint", "0" * 64], f"--fingerprint {'0' * 64}: no finding has it"),
+        (
+            ["x", "--at", "a.env:1"],
+            "give one of TEXT (- for stdin), --at PATH:LINE or --fingerprint FP",
+        ),
+        ([], "give one of TEXT (- for stdin), --at PATH:LINE or --fingerprint FP"),
+        (
+            ["--at", "a.env:1", "--rule", "GENERIC_PASSWORD"],
+            "--rule GENERIC_PASSWORD: the finding is one of AWS_CLIENT_ID",
+        ),
+    ],
+)
+def test_what_cannot_be_reviewed_is_one_clear_line(
+    repo: GitRepo, capsys, argv: list[str], message: str
+) -> None:
+    repo.write("a.env", f"AWS_ID={AWS_KEY}\n")
+    repo.git("add", "-A")
+    assert main(["review", "add", "--repo", str(repo.path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"spillguard: error: {message}")
+    assert err.count("\n") == 1
+    assert not (repo.path / ".spillguard-reviewed.toml").exists()
+
+
+def test_at_reads_the_staged_line_not_the_working_tree(
+    repo: GitRepo, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The staged version counts, not the working tree's: the line is the index's."""
+    repo.write("a.env", f"\nAWS_ID={AWS_KEY}\n")
+    repo.git("add", "-A")
+    repo.write("a.env", "clean now\n")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    monkeypatch.chdir(repo.path)
+    assert main(["review", "add", "--at", "a.env:2"]) == 0
+    assert "entry for rule AWS_CLIENT_ID" in capsys.readouterr().err
+    assert (repo.path / ".spillguard-reviewed.toml").exists()
