@@ -175,3 +175,29 @@ def test_a_full_disk_is_one_clear_error(shop: GitRepo, capsys) -> None:
     argv = ["scan", "--repo", str(shop.path), "--format", "json", "--output", "/dev/full"]
     assert main(argv) == 3
     assert capsys.readouterr().err == "spillguard: error: No space left on device\n"
+
+
+def test_offsets_and_sarif_columns_count_utf16_code_units_as_the_server(
+    tmp_path: Path, capsys
+) -> None:
+    # Two emoji (beyond U+FFFF: two UTF-16 units each) and an accented letter before the key.
+    line = f"\U0001f511\U0001f511 clé = '{KEY}'"
+    source = tmp_path / "keys.txt"
+    source.write_text(line + "\n", encoding="utf-8")
+    java_start = line.index(KEY) + 2  # what String.indexOf gives on the server
+    assert main(["scan", "--files", str(source), "--format", "json"]) == 1
+    finding = json.loads(capsys.readouterr().out)["findings"][0]
+    assert (finding["lineOffsetStart"], finding["lineOffsetEnd"]) == (java_start, java_start + 20)
+    assert main(["scan", "--files", str(source), "--format", "jsonl"]) == 1
+    assert json.loads(capsys.readouterr().out)["lineOffsetStart"] == java_start
+    assert main(["scan", "--files", str(source), "--format", "sarif"]) == 1
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    region = run["results"][0]["locations"][0]["physicalLocation"]["region"]
+    assert run["columnKind"] == "utf16CodeUnits"
+    assert (region["startColumn"], region["endColumn"]) == (java_start + 1, java_start + 21)
+    assert main(["scan", "--files", str(source), "--no-color"]) == 1
+    shown = capsys.readouterr().out.splitlines()
+    text_line = next(i for i, row in enumerate(shown) if "clé" in row)
+    caret = shown[text_line + 1]
+    # On a terminal an emoji is two columns wide: the caret sits under the masked key.
+    assert caret.index("^") - shown[text_line].index("🔑") == line.index(KEY) + 2

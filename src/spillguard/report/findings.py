@@ -24,6 +24,19 @@ def shown_parts(finding: Finding, *, plaintext: bool) -> tuple[str, str, str]:
     return text[:start], shown_match(finding, plaintext=plaintext), text[end:]
 
 
+def utf16_length(text: str) -> int:
+    """``len(text)`` as Java counts it: a character beyond U+FFFF is two UTF-16 code units."""
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
+def utf16_offsets(finding: Finding) -> tuple[int, int]:
+    """The match's (start, end) within ``text`` in UTF-16 code units, as the server's
+    ``lineOffsetStart``/``lineOffsetEnd`` (Java strings); the finding keeps code points."""
+    start = utf16_length(finding.text[: finding.line_offset_start])
+    match = finding.text[finding.line_offset_start : finding.line_offset_end]
+    return start, start + utf16_length(match)
+
+
 def shown_match(finding: Finding, *, plaintext: bool) -> str:
     if plaintext:
         return finding.match_text
@@ -36,6 +49,7 @@ def shown_match(finding: Finding, *, plaintext: bool) -> str:
 
 def finding_dict(finding: Finding, *, plaintext: bool) -> dict[str, Any]:
     commit = finding.commit
+    start, end = utf16_offsets(finding)
     data: dict[str, Any] = {
         "rule": finding.rule,
         "blocking": finding.blocking,
@@ -45,8 +59,8 @@ def finding_dict(finding: Finding, *, plaintext: bool) -> dict[str, Any]:
         "author": commit.author if commit else None,
         "date": commit.date if commit else None,
         "text": shown_text(finding, plaintext=plaintext),
-        "lineOffsetStart": finding.line_offset_start,
-        "lineOffsetEnd": finding.line_offset_end,
+        "lineOffsetStart": start,
+        "lineOffsetEnd": end,
         "truncated": finding.truncated,
         "matchText": shown_match(finding, plaintext=plaintext),
         "fingerprint": finding.fingerprint,

@@ -2,10 +2,11 @@
 
 One run; the rules that produced a finding or an error are its reportingDescriptors.
 A blocking finding is an ``error``, a warn-only one a ``warning``; an allowlisted
-one is kept with a suppression. Columns are 1-based Unicode code points (we say so
-in ``columnKind``) and left out when a long line was cut to its match. The commit
-goes in each result's properties: the repository URL that versionControlProvenance
-requires is not something a scan of a local repository knows.
+one is kept with a suppression. Columns are 1-based UTF-16 code units (SARIF's
+default ``columnKind``, and how the server's Java counts offsets) and left out when
+a long line was cut to its match. The commit goes in each result's properties: the
+repository URL that versionControlProvenance requires is not something a scan of a
+local repository knows.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from spillguard.outcome import is_blocking
-from spillguard.report.findings import shown_match, shown_text
+from spillguard.report.findings import shown_match, shown_text, utf16_offsets
 from spillguard.report.sanitize import json_safe
 
 if TYPE_CHECKING:
@@ -68,8 +69,9 @@ def _region(finding: Finding, options: ReportOptions) -> dict[str, Any]:
         "snippet": {"text": shown_text(finding, plaintext=options.plaintext)},
     }
     if not finding.truncated:
-        region["startColumn"] = finding.line_offset_start + 1
-        region["endColumn"] = finding.line_offset_end + 1
+        start, end = utf16_offsets(finding)
+        region["startColumn"] = start + 1
+        region["endColumn"] = end + 1
     return region
 
 
@@ -138,7 +140,7 @@ def sarif_document(result: ScanResult, options: ReportOptions) -> dict[str, Any]
                 "toolExecutionNotifications": notifications,
             }
         ],
-        "columnKind": "unicodeCodePoints",
+        "columnKind": "utf16CodeUnits",
         "results": [_result(f, index[f.rule], options) for f in result.findings],
     }
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
