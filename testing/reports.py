@@ -77,7 +77,7 @@ def sample_ruleset() -> RuleSet:
     """The built-in rules plus FORMULA_TOKEN, allowlisted findings included."""
     config = load_config(
         root=None,
-        repository_text=(CONFIG, "sample.toml"),
+        read_file={".spillguard.toml": (CONFIG, "sample.toml")}.get,
         include_allowlisted=True,
         environ={},
         offline=True,

@@ -10,7 +10,13 @@ from spillguard.cli import main
 from spillguard.errors import ConfigError
 from spillguard.fingerprint import reviewed_digest
 from spillguard.git import open_repository
-from spillguard.loading import decoded, default_branch_file, load_config, load_server_config
+from spillguard.loading import (
+    decoded,
+    default_branch_file,
+    load_config,
+    load_server_config,
+    no_files,
+)
 from spillguard.reviewed import REVIEWED_FILE, new_file, render_reviewed, with_record
 from spillguard.reviewed import Record as ReviewedRecord
 from spillguard.sync_cache import cache_path, write_cache
@@ -147,8 +153,7 @@ def test_staged_text_is_used_instead_of_the_files_on_disk(repo: GitRepo) -> None
     config = load_config(
         root=str(repo.path),
         environ={},
-        repository_text=("rules = []\n", ".spillguard.toml (staged)"),
-        reviewed_text=None,
+        read_file={".spillguard.toml": ("rules = []\n", ".spillguard.toml (staged)")}.get,
     )
     assert enabled(config, "AWS_CLIENT_ID")
     assert config.ruleset.reviewed == ()
@@ -190,8 +195,7 @@ def server_config(bare: GitRepo, admin: str | None, tmp_path: Path):
     return load_server_config(
         repo_dir=str(bare.path),
         config_path=None if config_path is None else str(config_path),
-        read_repository_file=lambda: default_branch_file(repo, ".spillguard.toml"),
-        read_reviewed_file=lambda: default_branch_file(repo, REVIEWED_FILE),
+        read_file=lambda name: default_branch_file(repo, name),
         environ={},
     )
 
@@ -231,7 +235,7 @@ def test_administrators_file_in_the_bare_repository(server: GitRepo) -> None:
         config = load_server_config(
             repo_dir=str(server.path),
             config_path=None,
-            read_repository_file=lambda: None,
+            read_file=no_files,
             environ={},
         )
     finally:

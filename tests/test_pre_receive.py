@@ -112,7 +112,7 @@ def test_a_failure_mid_scan_keeps_what_was_found_and_follows_the_policy(
     from spillguard.git import open_repository
     from spillguard.hooks.pre_receive import scan_push
     from spillguard.hooks.pre_receive import verdict as decide
-    from spillguard.loading import load_server_config
+    from spillguard.loading import load_server_config, no_files
     from testing.tokens import expand
 
     repo = GitRepo(tmp_path / "repo")
@@ -125,7 +125,7 @@ def test_a_failure_mid_scan_keeps_what_was_found_and_follows_the_policy(
     config = load_server_config(
         repo_dir=str(repo.path),
         config_path=str(tmp_path / "admin.toml"),
-        read_repository_file=lambda: None,
+        read_file=no_files,
     )
     updates = (RefUpdate("0" * 40, broken, "refs/heads/topic"),)
     scan = scan_push(open_repository(str(repo.path)), updates, config, deadline=float("inf"))
@@ -149,7 +149,7 @@ def test_a_ref_name_that_is_not_utf8_does_not_crash_the_hook(
 def test_summary_counts_every_new_commit(tmp_path) -> None:
     from spillguard.git import open_repository
     from spillguard.hooks.pre_receive import scan_push
-    from spillguard.loading import load_server_config
+    from spillguard.loading import load_server_config, no_files
 
     repo = GitRepo(tmp_path / "repo")
     repo.write("a.txt", "x = 1\n")
@@ -158,9 +158,7 @@ def test_summary_counts_every_new_commit(tmp_path) -> None:
     repo.git("rm", "-q", "a.txt")
     tip = repo.commit("deletes")
     repo.git("update-ref", "-d", "refs/heads/main")  # none of them is on the server yet
-    config = load_server_config(
-        repo_dir=str(repo.path), config_path=None, read_repository_file=lambda: None
-    )
+    config = load_server_config(repo_dir=str(repo.path), config_path=None, read_file=no_files)
     updates = (RefUpdate("0" * 40, tip, "refs/heads/topic"),)
     scan = scan_push(open_repository(str(repo.path)), updates, config, deadline=float("inf"))
     assert scan.result.stats.commits == 3

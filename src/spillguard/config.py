@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 LayerRole = Literal["global", "server", "repository"]
 DEFAULT_RULE_TIMEOUT = 20.0
 REPOSITORY_FILE = ".spillguard.toml"
+#: The server app's own per-repository file (``server_yaml``): read when there is no
+#: ``REPOSITORY_FILE``.
+SERVER_REPOSITORY_FILE = "soteri-security.yml"
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

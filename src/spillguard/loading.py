@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spillguard.config import (
     REPOSITORY_FILE,
+    SERVER_REPOSITORY_FILE,
     Config,
     Layer,
     load_layer_file,
@@ -29,7 +31,7 @@ from spillguard.rules import builtin_rules
 from spillguard.sync_cache import DEFAULT_MAX_AGE_HOURS, SyncedConfig, load_synced
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
 
     import pygit2
 
@@ -58,36 +60,58 @@ def global_layers(config_path: str | None, environ: Mapping[str, str]) -> list[L
     return [load_layer_file(user, role="global")] if user.is_file() else []
 
 
-def _repository_layer(root: str | None, repository_text: RepositoryText | bool) -> list[Layer]:
-    found = _repository_file(root, REPOSITORY_FILE, repository_text)
+#: Reads one repository file by name: (text, source), or None when there is none.
+FileReader = Callable[[str], RepositoryText]
+
+
+def disk_reader(root: str | None) -> FileReader:
+    """The files in the work tree at ``root`` (none when there is no root)."""
+
+    def read(name: str) -> RepositoryText:
+        path = None if root is None else Path(root, name)
+        if path is None or not path.is_file():
+            return None
+        return read_text_file(path), str(path)
+
+    return read
+
+
+def repository_layers(read: FileReader) -> tuple[list[Layer], tuple[str, ...]]:
+    """The repository's own configuration: ``.spillguard.toml``, else the server app's
+    ``soteri-security.yml``; when both exist the TOML file wins, with a warning."""
+    found = read(REPOSITORY_FILE)
+    if found is not None:
+        text, source = found
+        layer = load_layer_text(text, source=source, role="repository")
+        # Looked for only now: a hook in a repository with just the TOML file reads no YAML.
+        shadowed = read(SERVER_REPOSITORY_FILE)
+        if shadowed is None:
+            return [layer], ()
+        warning = (
+            f"warning: {shadowed[1]} is ignored: {source} is read instead (the server app "
+            f"reads only {SERVER_REPOSITORY_FILE}; keep one file)"
+        )
+        return [layer], (warning,)
+    found = read(SERVER_REPOSITORY_FILE)
     if found is None:
-        return []
+        return [], ()
+    from spillguard.server_yaml import load_server_yaml
+
     text, source = found
-    return [load_layer_text(text, source=source, role="repository")]
+    return [load_server_yaml(text, source=source)], ()
 
 
-def _reviewed_entries(
-    root: str | None, reviewed_text: RepositoryText | bool
-) -> tuple[ReviewedEntry, ...]:
-    found = _repository_file(root, REVIEWED_FILE, reviewed_text)
+def no_files(_name: str) -> RepositoryText:
+    """A reader for a repository whose files must not be read (nor trusted)."""
+    return None
+
+
+def _reviewed_entries(read: FileReader) -> tuple[ReviewedEntry, ...]:
+    found = read(REVIEWED_FILE)
     if found is None:
         return ()
     text, source = found
     return entries(parse_reviewed(text, source))
-
-
-def _repository_file(
-    root: str | None, name: str, given: RepositoryText | bool
-) -> tuple[str, str] | None:
-    """(text, source) of a repository file: ``given`` text, or ``root/name`` when True."""
-    if isinstance(given, tuple):
-        return given
-    if given is not True or root is None:
-        return None
-    path = Path(root, name)
-    if not path.is_file():
-        return None
-    return read_text_file(path), str(path)
 
 
 def load_config(  # noqa: PLR0913 - keyword-only options of one call
@@ -96,28 +120,29 @@ def load_config(  # noqa: PLR0913 - keyword-only options of one call
     config_path: str | None = None,
     include_allowlisted: bool = False,
     environ: Mapping[str, str] | None = None,
-    repository_text: RepositoryText | bool = True,
-    reviewed_text: RepositoryText | bool = True,
+    read_file: FileReader | None = None,
+    reviewed: bool = True,
     offline: bool = False,
 ) -> Config:
     """The configuration of a local scan or client hook.
 
-    ``repository_text`` and ``reviewed_text`` (``.spillguard.toml`` and
-    ``.spillguard-reviewed.toml``): True reads the file under ``root`` from disk;
-    a ``(text, source)`` pair uses that text instead (the staged version, for
-    pre-commit); None or False means no such file. ``offline`` ignores the rules
-    and reviewed lines synced from the server.
+    ``read_file`` reads the repository's files (``.spillguard.toml`` or
+    ``soteri-security.yml``, and ``.spillguard-reviewed.toml``); by default from
+    the work tree at ``root``; pre-commit passes the staged versions. ``reviewed``
+    False leaves the reviewed file out. ``offline`` ignores the rules and reviewed
+    lines synced from the server.
     """
     env = os.environ if environ is None else environ
+    read = disk_reader(root) if read_file is None else read_file
     own = global_layers(config_path, env)
-    repository = _repository_layer(root, repository_text)
+    repository, warnings = repository_layers(read)
     synced = SyncedConfig() if offline else _synced(root or ".", env, [*own, *repository])
-    reviewed = _reviewed_entries(root, reviewed_text)
+    reviewed_entries = _reviewed_entries(read) if reviewed else ()
     try:
         config = resolve(
             builtin_rules(),
             [*own, *synced.layers, *repository],
-            reviewed=(*synced.reviewed, *reviewed),
+            reviewed=(*synced.reviewed, *reviewed_entries),
             include_allowlisted=include_allowlisted,
         )
     except ConfigError as error:
@@ -127,11 +152,11 @@ def load_config(  # noqa: PLR0913 - keyword-only options of one call
         config = resolve(
             builtin_rules(),
             [*own, *repository],
-            reviewed=reviewed,
+            reviewed=reviewed_entries,
             include_allowlisted=include_allowlisted,
         )
-        return _with_notices(config, (f"warning: ignoring the sync cache: {error}",))
-    return _with_notices(config, synced.notices)
+        return _with_notices(config, (*warnings, f"warning: ignoring the sync cache: {error}"))
+    return _with_notices(config, (*warnings, *synced.notices))
 
 
 def _with_notices(config: Config, notices: tuple[str, ...]) -> Config:
@@ -206,24 +231,19 @@ def admin_config_path(repo_dir: str, config_path: str | None) -> Path | None:
     return path if path.is_file() else None
 
 
-def _no_file() -> RepositoryText:
-    return None
-
-
 def load_server_config(
     *,
     repo_dir: str,
     config_path: str | None,
-    read_repository_file: Callable[[], RepositoryText],
-    read_reviewed_file: Callable[[], RepositoryText] = _no_file,
+    read_file: FileReader,
     environ: Mapping[str, str] | None = None,
 ) -> Config:
     """The configuration of a pre-receive hook in a bare repository.
 
     The administrator's file decides whether a per-repository file is honoured
-    (``repository_config``); only then are ``read_repository_file`` and
-    ``read_reviewed_file`` called, and they must read the files from the default
-    branch as it was before the push, never from the pushed commits. The
+    (``repository_config``); only then is ``read_file`` called, and it must read the
+    files from the default branch as it was before the push, never from the pushed
+    commits. The
     repository file sets only rules there (``SERVER_REPOSITORY_KEYS``), and never
     the locked ones; a repository file that does not load is ignored, with a notice.
     """
@@ -237,8 +257,9 @@ def load_server_config(
     notices = list(synced.notices)
     if policy.repository_config:
         try:
-            repository = _repository_layer(None, read_repository_file())
-            reviewed = (*reviewed, *_reviewed_entries(None, read_reviewed_file()))
+            repository, warnings = repository_layers(read_file)
+            notices.extend(warnings)
+            reviewed = (*reviewed, *_reviewed_entries(read_file))
         except ConfigError as error:
             # Rejecting would also reject the push that fixes the file: it is judged by
             # the file as it was before the push. The administrator's rules still apply.

@@ -7,11 +7,12 @@ the file, key or rule), so ``config check`` is the way to try a change first.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spillguard.commands.rules import rule_dict
-from spillguard.config import REPOSITORY_FILE
+from spillguard.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
 from spillguard.errors import ExitCode, UsageError
 from spillguard.loading import (
     SERVER_FILE,
@@ -63,6 +64,7 @@ def _searched(options: ConfigCheckOptions, root: str, *, bare: bool) -> list[dic
     if not bare:
         candidates += [
             ("repository", Path(root, REPOSITORY_FILE)),
+            ("repository", Path(root, SERVER_REPOSITORY_FILE)),
             ("reviewed", Path(root, REVIEWED_FILE)),
         ]
     return [{"role": role, "path": str(path), "found": path.is_file()} for role, path in candidates]
@@ -100,8 +102,7 @@ def _load(options: ConfigCheckOptions, root: str, *, bare: bool) -> Config:
         return load_server_config(
             repo_dir=root,
             config_path=options.config,
-            read_repository_file=lambda: default_branch_file(repo, REPOSITORY_FILE),
-            read_reviewed_file=lambda: default_branch_file(repo, REVIEWED_FILE),
+            read_file=partial(default_branch_file, repo),
         )
     return load_config(
         root=root,

@@ -11,11 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import io
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard import git
-from spillguard.config import REPOSITORY_FILE
 from spillguard.errors import ExitCode, GitError, UsageError
 from spillguard.hooks.pre_receive import (
     SHORT_ID,
@@ -26,10 +26,14 @@ from spillguard.hooks.pre_receive import (
     unscanned,
     verdict,
 )
-from spillguard.loading import default_branch_file, default_branch_file_cli, load_server_config
+from spillguard.loading import (
+    default_branch_file,
+    default_branch_file_cli,
+    load_server_config,
+    no_files,
+)
 from spillguard.report.push_text import push_lines
 from spillguard.report.sanitize import clean
-from spillguard.reviewed import REVIEWED_FILE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -38,7 +42,6 @@ if TYPE_CHECKING:
     from spillguard.cli import CommonOptions
     from spillguard.config import Config
     from spillguard.hooks.pre_receive import PushScan
-    from spillguard.loading import RepositoryText
     from spillguard.models import RefUpdate
 
 
@@ -74,9 +77,7 @@ def run_pre_receive_command(
                 started=started,
             )
         # The administrator's on_error policy decides, so its file is read first.
-        config = load_server_config(
-            repo_dir=repo_dir, config_path=config_path, read_repository_file=_none
-        )
+        config = load_server_config(repo_dir=repo_dir, config_path=config_path, read_file=no_files)
         if _break_glass(updates, config, environ=environ, repo_dir=repo_dir, stream=stream):
             return int(ExitCode.CLEAN)
         scan = unscanned(updates, config, f"spillguard failed: {error}")
@@ -84,8 +85,7 @@ def run_pre_receive_command(
         config = load_server_config(
             repo_dir=repo.path,
             config_path=config_path,
-            read_repository_file=lambda: default_branch_file(repo, REPOSITORY_FILE),
-            read_reviewed_file=lambda: default_branch_file(repo, REVIEWED_FILE),
+            read_file=partial(default_branch_file, repo),
         )
         if _break_glass(updates, config, environ=environ, repo_dir=repo.path, stream=stream):
             return int(ExitCode.CLEAN)
@@ -106,8 +106,7 @@ def _judge_by_git(  # noqa: PLR0913 - the hook's whole context
     config = load_server_config(
         repo_dir=repo_dir,
         config_path=common.config,
-        read_repository_file=lambda: default_branch_file_cli(repo_dir, REPOSITORY_FILE),
-        read_reviewed_file=lambda: default_branch_file_cli(repo_dir, REVIEWED_FILE),
+        read_file=partial(default_branch_file_cli, repo_dir),
     )
     if _break_glass(updates, config, environ=environ, repo_dir=repo_dir, stream=stream):
         return int(ExitCode.CLEAN)
@@ -176,7 +175,3 @@ def _refuse_unsupported(common: CommonOptions) -> None:
             raise UsageError(
                 f"hook pre-receive: {option} is not supported (plain text to the pusher)"
             )
-
-
-def _none() -> RepositoryText:
-    return None

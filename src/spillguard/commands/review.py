@@ -37,7 +37,7 @@ def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -
         with open_output(options.output) as stream:
             _list(current, options.format, stream)
         return ExitCode.CLEAN
-    config = load_config(root=root, config_path=options.config, reviewed_text=False)
+    config = load_config(root=root, config_path=options.config, reviewed=False)
     if options.remote:
         return _remote(options, config, root, stdin or sys.stdin)
     if options.action == "add":

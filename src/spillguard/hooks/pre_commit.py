@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard.config import REPOSITORY_FILE
+from spillguard.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
 from spillguard.loading import decoded, load_config
 from spillguard.reviewed import REVIEWED_FILE
 from spillguard.scanning import run_scan
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from spillguard.config import Config
-    from spillguard.loading import RepositoryText
+    from spillguard.loading import FileReader, RepositoryText
     from spillguard.models import ScanResult
 
 ADVICE = (
@@ -23,9 +25,18 @@ ADVICE = (
 )
 
 
+#: The repository's configuration files, read as staged.
+CONFIGURATION_FILES = (REPOSITORY_FILE, SERVER_REPOSITORY_FILE, REVIEWED_FILE)
+
+
 def staged_configuration(text: bytes | None, name: str = REPOSITORY_FILE) -> RepositoryText:
     """A staged configuration file as (text, source): the version being committed."""
     return decoded(text, f"{name} (staged)")
+
+
+def staged_reader(staged_bytes: Callable[[str], bytes | None]) -> FileReader:
+    """The configuration files as the index holds them."""
+    return lambda name: staged_configuration(staged_bytes(name), name)
 
 
 def run_pre_commit(
@@ -35,7 +46,7 @@ def run_pre_commit(
     # start-up) and reports the same items; anything unusual takes the libgit2 path.
     from spillguard.sources.staged_cli import read_staged
 
-    staged = read_staged((REPOSITORY_FILE, REVIEWED_FILE))
+    staged = read_staged(CONFIGURATION_FILES)
     if staged is None:
         return _run_with_libgit2(
             config_path=config_path, include_allowlisted=include_allowlisted, offline=offline
@@ -44,9 +55,8 @@ def run_pre_commit(
         root=None,
         config_path=config_path,
         include_allowlisted=include_allowlisted,
-        repository_text=staged_configuration(staged.texts[REPOSITORY_FILE]),
+        read_file=staged_reader(staged.texts.__getitem__),
         offline=offline,
-        reviewed_text=staged_configuration(staged.texts[REVIEWED_FILE], REVIEWED_FILE),
     )
     items = staged.items(max_size=config.max_file_size)
     return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config
@@ -63,9 +73,8 @@ def _run_with_libgit2(
         root=None,
         config_path=config_path,
         include_allowlisted=include_allowlisted,
-        repository_text=staged_configuration(staged_text(repo, REPOSITORY_FILE)),
+        read_file=staged_reader(lambda name: staged_text(repo, name)),
         offline=offline,
-        reviewed_text=staged_configuration(staged_text(repo, REVIEWED_FILE), REVIEWED_FILE),
     )
     items = iter_staged(repo, max_size=config.max_file_size)
     return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config
