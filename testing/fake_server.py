@@ -67,6 +67,11 @@ class FakeApp:
     reviewed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     #: Raw bytes served instead of the generated reviewed export (zip, malformed CSV).
     export_override: bytes | None = None
+    #: Rows of the wider reviewed exports (a project's, every one): column -> value,
+    #: the scope's columns (``WIDER_COLUMNS``) with matchText and ruleName.
+    reviewed_elsewhere: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    #: The wider exports' columns, when not the variant's ``WIDER_COLUMNS``.
+    wider_columns: list[str] | None = None
     password_settings: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: Lists as plain JSON arrays (""), or paged: "start" (start/limit, ``values``,
     #: ``isLastPage``, ``nextPageStart``) or "page" (page/size, ``content``, ``last``).
@@ -111,6 +116,37 @@ def invalid_line(line: str, match: str) -> dict[str, Any]:
     start = len(before.encode("utf-16-le")) // 2
     end = start + len(match.encode("utf-16-le")) // 2
     return {"text": line, "lineOffsetStart": start, "lineOffsetEnd": end, "truncated": False}
+
+
+#: The columns of the wider reviewed exports by variant (not shown by the documents).
+WIDER_COLUMNS = {
+    "code-hosting": ["project", "repository", "matchText", "ruleName"],
+    "wiki": ["space", "matchText", "ruleName"],
+    "issue-tracker": ["project", "matchText", "ruleName"],
+}
+
+
+def _csv(columns: list[str], rows: list[dict[str, str]]) -> bytes:
+    import csv
+
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(columns)
+    writer.writerows([row.get(column, "") for column in columns] for row in rows)
+    return out.getvalue().encode()
+
+
+def _wider_answer(app: FakeApp, path: str) -> Answer:
+    columns = app.wider_columns or WIDER_COLUMNS[app.variant]
+    rows = app.reviewed_elsewhere
+    project = re.fullmatch(SECURITY + r"/export/reviewed/projects/([^/]+)", path)
+    if project is not None:
+        rows = [row for row in rows if row.get("project") == project.group(1)]
+        return Answer(200, _csv(columns, rows), {"Content-Type": CSV_TYPE})
+    if app.variant == "code-hosting":  # every repository's: a zip
+        body = zip_of({"reviewed.csv": _csv(columns, rows)})
+        return Answer(200, body, {"Content-Type": "application/zip"})
+    return Answer(200, _csv(columns, rows), {"Content-Type": CSV_TYPE})
 
 
 def zip_of(entries: dict[str, bytes]) -> bytes:
@@ -287,6 +323,7 @@ _PATHS = {
         "rules": r"/rest/security/1\.0/rules",
         "repository_rules": r"/rest/security/1\.0/scan/[^/]+/rule_types/[^/]+",
         "scan": r"/rest/security/1\.0/scan/[^/]+/repos/[^/]+",
+        "wider": SECURITY + r"/export/reviewed(/projects/[^/]+)?",
         "export": SECURITY + r"/export/reviewed/projects/[^/]+/repos/[^/]+",
         "review": SECURITY + r"/review-lines/projects/[^/]+/repos/[^/]+/(create|delete)",
     },
@@ -294,11 +331,13 @@ _PATHS = {
         "rules": SECURITY + "/rules",
         "export": SECURITY + r"/export/reviewed/space/[^/]+/findings",
         "review": SECURITY + r"/review/space/[^/]+/(create|delete)",
+        "wider": SECURITY + r"/export/reviewed/findings",
     },
     "issue-tracker": {
         "rules": SECURITY + "/rules",
         "export": SECURITY + r"/export/reviewed/project/[^/]+/findings",
         "review": SECURITY + r"/review/project/[^/]+/(create|delete)",
+        "wider": SECURITY + r"/export/reviewed/findings",
     },
     "hosted": {
         "rules": "/rest/rules",
@@ -345,6 +384,7 @@ def _route(app: FakeApp, method: str, target: str, body: bytes, headers: Any) ->
             "repository_rules": lambda: _list(app, app.repository_rules, query),
             "export": lambda: _export_answer(app),
             "scan": lambda: _scan_answer(app, query),
+            "wider": lambda: _wider_answer(app, path),
             "settings": lambda: _json(app.password_settings),
         }
         return answers[name]()

@@ -115,6 +115,7 @@ def test_sync_settings_come_from_the_configuration_files(
             [
                 "/rest/security/latest/rules",
                 "/rest/security/latest/export/reviewed/space/DOCS/findings",
+                "/rest/security/latest/export/reviewed/findings",
             ],
         ),
         (
@@ -123,6 +124,7 @@ def test_sync_settings_come_from_the_configuration_files(
             [
                 "/rest/security/latest/rules",
                 "/rest/security/latest/export/reviewed/project/OPS/findings",
+                "/rest/security/latest/export/reviewed/findings",
             ],
         ),
     ],
@@ -260,7 +262,7 @@ def test_a_redirect_is_not_followed(work, app, url, capsys, previous_cache) -> N
     app.then("/rest/security/1.0/rules", Answer(302, headers={"Location": "http://elsewhere/"}))
     err = failed_sync(capsys, url, work, previous_cache)
     assert "redirected to http://elsewhere/" in err
-    assert len(app.requests) == 4  # the three of the first sync and this one
+    assert len(app.requests) == 6  # the five of the first sync and this one
 
 
 def test_zip_export_with_a_path_traversal_name_is_read_in_memory(

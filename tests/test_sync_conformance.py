@@ -75,18 +75,22 @@ EXPECTED = {
         ("GET", RULES_PATH),
         ("GET", "/rest/security/1.0/scan/PRJ/rule_types/app"),
         ("GET", EXPORT_PATH),
+        ("GET", "/rest/security/latest/export/reviewed/projects/PRJ"),
+        ("GET", "/rest/security/latest/export/reviewed"),
         ("POST", "/rest/security/latest/review-lines/projects/PRJ/repos/app/create"),
         ("POST", "/rest/security/latest/review-lines/projects/PRJ/repos/app/delete"),
     ],
     "wiki": [
         ("GET", "/rest/security/latest/rules"),
         ("GET", "/rest/security/latest/export/reviewed/space/DOCS/findings"),
+        ("GET", "/rest/security/latest/export/reviewed/findings"),
         ("POST", "/rest/security/latest/review/space/DOCS/create"),
         ("POST", "/rest/security/latest/review/space/DOCS/delete"),
     ],
     "issue-tracker": [
         ("GET", "/rest/security/latest/rules"),
         ("GET", "/rest/security/latest/export/reviewed/project/OPS/findings"),
+        ("GET", "/rest/security/latest/export/reviewed/findings"),
         ("POST", "/rest/security/latest/review/project/OPS/create"),
         ("POST", "/rest/security/latest/review/project/OPS/delete"),
     ],
@@ -265,6 +269,8 @@ def test_a_personal_repository(work, app, url, capsys) -> None:
     assert [path for _, path, _ in app.requests][1:] == [
         "/rest/security/1.0/scan/~ada/rule_types/app",
         "/rest/security/latest/export/reviewed/projects/~ada/repos/app",
+        "/rest/security/latest/export/reviewed/projects/~ada",
+        "/rest/security/latest/export/reviewed",
     ]
 
 

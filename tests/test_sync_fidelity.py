@@ -190,3 +190,72 @@ def test_a_locked_rule_stays_on_whatever_the_server_lists(work, app, url, capsys
     assert rules["GITHUB_PAT"]["enabled"]
     assert rules["SSH_PRIVATE_KEY"]["enabled"]
     assert not rules["DSA_PRIVATE_KEY"]["enabled"]
+
+
+def token(seed: str) -> str:
+    return expand("itk_{rand:Aa0:32}", f"fidelity-{seed}")
+
+
+INTERNAL = {"id": "7", "name": "Internal token", "regexp": "itk_[A-Za-z0-9]{32}"}
+
+
+def test_wider_exports_add_the_lines_reviewed_in_this_repository(work, app, url, capsys) -> None:
+    app.rules = [{**INTERNAL, "hardcoded": False, "enabled": True}]
+    here, project_wide, elsewhere = token("here"), token("project"), token("elsewhere")
+    app.reviewed_elsewhere = [
+        {"project": "PRJ", "repository": "app", "matchText": here, "ruleName": "Internal token"},
+        {"project": "PRJ", "repository": "", "matchText": project_wide, "ruleName": ""},
+        {"project": "PRJ", "repository": "other", "matchText": elsewhere, "ruleName": ""},
+    ]
+    out = main([arg.format(url=url) for arg in SYNC])
+    assert out == 0
+    assert "exports read: repository, project, global" in capsys.readouterr().out
+    work.write("a.cfg", f"a = {here}\nb = {project_wide}\nc = {elsewhere}\n")
+    assert main(["scan", "--files", "a.cfg", "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [finding["line"] for finding in report["findings"]] == [3]
+
+
+def test_a_wider_export_these_credentials_cannot_read_is_left_out(work, app, url, capsys) -> None:
+    from testing.fake_server import Answer
+
+    app.rules = [{**INTERNAL, "hardcoded": False, "enabled": True}]
+    here = token("here")
+    app.reviewed_elsewhere = [{"project": "PRJ", "repository": "app", "matchText": here}]
+    app.then("/rest/security/latest/export/reviewed", Answer.error(403, "Forbidden"))
+    assert main([arg.format(url=url) for arg in SYNC]) == 0
+    out, err = capsys.readouterr()
+    assert "exports read: repository, project" in out
+    assert "the global reviewed-line export was not read: " in err
+    assert "HTTP 403" in err
+    work.write("a.cfg", f"a = {here}\n")
+    assert main(["scan", "--files", "a.cfg"]) == 0
+
+
+def test_a_wider_export_that_does_not_say_where_is_not_applied(work, app, url, capsys) -> None:
+    app.rules = [{**INTERNAL, "hardcoded": False, "enabled": True}]
+    anywhere = token("anywhere")
+    app.wider_columns = ["matchText", "ruleName"]
+    app.reviewed_elsewhere = [{"matchText": anywhere, "ruleName": "Internal token"}]
+    assert main([arg.format(url=url) for arg in SYNC]) == 0
+    err = capsys.readouterr().err
+    assert "project reviewed-line export" in err
+    assert "its rows do not name the project they were reviewed in; not applied" in err
+    work.write("a.cfg", f"a = {anywhere}\n")
+    assert main(["scan", "--files", "a.cfg"]) == 1
+
+
+def test_the_wikis_globally_reviewed_lines_apply_to_its_space(work, app, url, capsys) -> None:
+    app.variant = "wiki"
+    app.rules = [{**INTERNAL, "enabled": True}]
+    everywhere, other_space = token("everywhere"), token("other-space")
+    app.reviewed_elsewhere = [
+        {"space": "", "matchText": everywhere, "ruleName": "Internal token"},
+        {"space": "OTHER", "matchText": other_space, "ruleName": "Internal token"},
+    ]
+    argv = ["sync", "--variant", "wiki", "--server", url, "--space", "DOCS"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    work.write("a.cfg", f"a = {everywhere}\nb = {other_space}\n")
+    assert main(["scan", "--files", "a.cfg", "--format", "json"]) == 1
+    assert [f["line"] for f in json.loads(capsys.readouterr().out)["findings"]] == [2]

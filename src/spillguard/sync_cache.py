@@ -37,6 +37,9 @@ The format (JSON, ``version`` 1) is documented here and only here::
      "repository_rules": ["..."],                  # rule names the server applies to the
                                                    # repository, or null
      "generic_password": {"min_length": 6},        # keys of [generic_password]
+     "reviewed_exports": ["repository", "project"],  # the exports read: the scope's,
+                                                   # then the wider ones the
+                                                   # credentials could read
      "reviewed": [{"digest": "64 hex digits", "rule": "GENERIC_PASSWORD"}]}
                                                    # salted SHA-256 of matchText;
                                                    # rule null when the server gave none

@@ -32,9 +32,10 @@ def _summary(data: dict[str, Any], origin: str) -> list[str]:
         f"  rules: {counts} (blocking field: {blocking})",
     ]
     if data["variant"] != "hosted":
+        exports = ", ".join(data.get("reviewed_exports", ()))
         lines.append(
             f"  reviewed lines: {len(data['reviewed'])} "
-            f"(ruleName: {_yes_no(release['review_rule_name'])})"
+            f"(ruleName: {_yes_no(release['review_rule_name'])}); exports read: {exports}"
         )
     else:
         lines.append("  reviewed lines: none (the hosted API offers no way to read them)")

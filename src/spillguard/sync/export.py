@@ -16,6 +16,7 @@ from spillguard.sync.messages import scrub
 
 if TYPE_CHECKING:
     import zipfile
+    from collections.abc import Mapping
 
 #: Uncompressed bytes read from one export, so a zip bomb is refused, not inflated.
 MAX_EXPORT = 64 * 1024 * 1024
@@ -23,14 +24,48 @@ CANCELLED = "Export cancelled"
 Reviewed = tuple[str, "str | None"]
 
 
+#: Columns that say where a reviewed line of a wider export (a project's, every
+#: repository's) was reviewed, by scope key (the documents do not show the columns).
+SCOPE_COLUMNS = {
+    "project": ("project", "projectkey"),
+    "repo": ("repository", "repo", "reposlug", "repositoryslug"),
+    "space": ("space", "spacekey"),
+}
+
+
+class UnplacedExportError(SyncError):
+    """A wider export whose rows do not say which project, repository or space they are of."""
+
+
 def _key(column: str) -> str:
     return column.strip().lower().replace(" ", "").replace("_", "")
 
 
-def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool | None]:
+def _scope_columns(header: list[str], scope: Mapping[str, str], where: str) -> dict[int, str]:
+    """Column index -> the value a row must have there (or none: reviewed everywhere)."""
+    found: dict[int, str] = {}
+    for key, value in scope.items():
+        at = next((header.index(name) for name in SCOPE_COLUMNS[key] if name in header), None)
+        if at is None:
+            raise UnplacedExportError(
+                f"{where}: its rows do not name the {key} they were reviewed in; not applied"
+            )
+        found[at] = value.lower()
+    return found
+
+
+def _in_scope(row: list[str], columns: Mapping[int, str]) -> bool:
+    return all(row[at].strip().lower() in ("", value) for at, value in columns.items())
+
+
+def parse_reviewed_csv(
+    text: str, where: str, scope: Mapping[str, str] | None = None
+) -> tuple[list[Reviewed], bool | None]:
     """(matchText, ruleName or None) per row, and whether the export has a ruleName column.
 
-    An empty export (not even a header) cannot tell: None.
+    An empty export (not even a header) cannot tell: None. With ``scope`` (a wider
+    export), only the rows reviewed in that scope, or everywhere (an empty scope
+    column), are kept; an export without the scope's columns is an UnplacedExportError.
     """
     import csv
 
@@ -50,6 +85,7 @@ def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool | No
         raise SyncError(f"{where}: no matchText column (columns: {shown})")
     text_at = header.index("matchtext")
     rule_at = header.index("rulename") if "rulename" in header else None
+    columns = {} if scope is None else _scope_columns(header, scope, where)
     found: list[Reviewed] = []
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
@@ -57,7 +93,7 @@ def parse_reviewed_csv(text: str, where: str) -> tuple[list[Reviewed], bool | No
                 f"{where}: malformed CSV: row {number} has {len(row)} fields, "
                 f"the header {len(header)}"
             )
-        if row[text_at]:
+        if row[text_at] and _in_scope(row, columns):
             rule = row[rule_at].strip() if rule_at is not None else ""
             found.append((row[text_at], rule or None))
     return found, rule_at is not None
@@ -89,17 +125,17 @@ def _zip_entries(archive: zipfile.ZipFile, where: str) -> list[tuple[str, bytes]
 
 
 def reviewed_lines(
-    body: bytes, where: str, charset: str | None = None
+    body: bytes, where: str, charset: str | None = None, scope: Mapping[str, str] | None = None
 ) -> tuple[list[Reviewed], bool | None]:
     """All reviewed lines of an export (CSV, or a zip of CSV files) and the ruleName flag.
 
     ``charset`` is the answer's declared one; it applies to a CSV answer, not to a zip's
-    entries (which carry no media type).
+    entries (which carry no media type). ``scope``: see ``parse_reviewed_csv``.
     """
     import zipfile
 
     if not body.startswith(b"PK"):
-        return parse_reviewed_csv(_decode(body, where, charset), where)
+        return parse_reviewed_csv(_decode(body, where, charset), where, scope)
     try:
         with zipfile.ZipFile(io.BytesIO(body)) as archive:
             entries = _zip_entries(archive, where)
@@ -108,7 +144,7 @@ def reviewed_lines(
     found: list[Reviewed] = []
     has_rule: bool | None = None
     for name, data in entries:
-        lines, with_rule = parse_reviewed_csv(_decode(data, name), name)
+        lines, with_rule = parse_reviewed_csv(_decode(data, name), name, scope)
         found.extend(lines)
         has_rule = with_rule if has_rule is None else (has_rule or bool(with_rule))
     return found, has_rule

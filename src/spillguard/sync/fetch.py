@@ -14,8 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from spillguard.errors import SyncError
 from spillguard.fingerprint import reviewed_digest
-from spillguard.sync.export import reviewed_lines
-from spillguard.sync.http import Call, ClientSettings, Response, encoding_of, request
+from spillguard.sync.export import UnplacedExportError, reviewed_lines
+from spillguard.sync.http import (
+    Call,
+    ClientSettings,
+    Response,
+    StatusError,
+    encoding_of,
+    request,
+)
 from spillguard.sync.messages import excerpt
 from spillguard.sync.rules import (
     items_of,
@@ -34,6 +41,9 @@ if TYPE_CHECKING:
 EXPORT_ACCEPT = "text/csv, application/zip, application/octet-stream;q=0.5, */*;q=0.1"
 
 
+#: A wider export answering one of these is left out: these credentials may not read it,
+#: or the release line does not offer it.
+CLIENT_ERRORS = range(400, 500)
 #: Pages followed at most for one list: a server that never says "last page" fails the sync.
 MAX_PAGES = 100
 
@@ -112,17 +122,48 @@ class _Fetcher:
         raise SyncError(f"GET {path}: the {what} answer has more than {MAX_PAGES} pages")
 
     def reviewed(
-        self, path: str, salt: str, by_id: Mapping[str, str]
-    ) -> tuple[list[dict[str, Any]], bool | None]:
+        self, path: str, salt: str, by_id: Mapping[str, str], scope: Mapping[str, str] | None = None
+    ) -> tuple[set[tuple[str, str | None]], bool | None]:
+        """(digest, rule) of every reviewed line of an export, and its ruleName flag."""
         response = self.get(path, self.variant.reviewed_permission, EXPORT_ACCEPT)
-        lines, has_rule = reviewed_lines(response.body, f"GET {path}", response.charset)
+        lines, has_rule = reviewed_lines(response.body, f"GET {path}", response.charset, scope)
         entries = {
             (reviewed_digest(text, salt), rule_name(by_id.get(rule, rule)) if rule else None)
             for text, rule in lines
         }
-        return [{"digest": digest, "rule": rule} for digest, rule in sorted(entries, key=str)], (
-            has_rule
-        )
+        return entries, has_rule
+
+    def wider(
+        self, what: str, path: str, salt: str, by_id: Mapping[str, str], scope: Mapping[str, str]
+    ) -> set[tuple[str, str | None]] | None:
+        """A wider export's lines reviewed in ``scope``; None (and a note) when it is not
+        readable with these credentials or does not say where its lines were reviewed."""
+        try:
+            return self.reviewed(path, salt, by_id, scope)[0]
+        except StatusError as error:
+            if error.status not in CLIENT_ERRORS:
+                raise
+            self.notices.append(f"note: the {what} reviewed-line export was not read: {error}")
+        except UnplacedExportError as error:
+            self.notices.append(f"note: the {what} reviewed-line export: {error}")
+        return None
+
+
+def _read_reviewed(
+    fetcher: _Fetcher, export: str, scope: Mapping[str, str], salt: str, by_id: dict[str, str]
+) -> tuple[list[dict[str, Any]], bool | None, list[str]]:
+    """The scope's reviewed lines (``export``), then those the wider exports hold for it."""
+    chosen = fetcher.variant
+    entries, has_rule = fetcher.reviewed(expand(export, scope), salt, by_id)
+    narrowest = chosen.scope[-1]
+    read = ["repository" if narrowest == "repo" else narrowest]
+    for what, template in chosen.wider_reviewed:
+        more = fetcher.wider(what, expand(template, scope), salt, by_id, scope)
+        if more is not None:
+            entries |= more
+            read.append(what)
+    found = [{"digest": digest, "rule": rule} for digest, rule in sorted(entries, key=str)]
+    return found, has_rule, read
 
 
 def fetch(
@@ -164,8 +205,8 @@ def fetch(
                 "(from its own configuration file?); define them in .spillguard.toml"
             )
     if chosen.reviewed_export:
-        data["reviewed"], has_rule = fetcher.reviewed(
-            expand(chosen.reviewed_export, scope), salt, synced.by_id
+        data["reviewed"], has_rule, data["reviewed_exports"] = _read_reviewed(
+            fetcher, chosen.reviewed_export, scope, salt, synced.by_id
         )
         if release["review_rule_name"] is None:
             release["review_rule_name"] = has_rule
@@ -175,7 +216,7 @@ def fetch(
         notices.extend(more)
     data["release_line"] = release
     _check_usable(data, builtin_names)
-    return Fetched(data=data, notices=tuple(notices))
+    return Fetched(data=data, notices=(*notices, *fetcher.notices))
 
 
 def _check_usable(data: dict[str, Any], builtin_names: frozenset[str]) -> None:

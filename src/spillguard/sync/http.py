@@ -69,6 +69,14 @@ def encoding_of(data: bytes, charset: str | None) -> str:
     return "utf-8-sig" if named == "utf-8" else named
 
 
+class StatusError(SyncError):
+    """The server answered with an error status (after any retries)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class _Retry(Exception):  # noqa: N818 - a signal, not an error
     def __init__(self, message: str, delay: float) -> None:
         super().__init__(message)
@@ -227,7 +235,7 @@ def _raise_for_status(settings: ClientSettings, error: Any, call: Call, attempt:
         raise _Retry(message, settings.backoff if delay is None else delay)
     if status in RETRY_STATUSES:
         raise _Retry(message, settings.backoff * 2 ** (attempt - 1) if delay is None else delay)
-    raise SyncError(message)
+    raise StatusError(message, status)
 
 
 def _retry_after(value: str | None) -> float | None:

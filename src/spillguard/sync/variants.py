@@ -44,6 +44,9 @@ class Variant:
     xsrf: bool = True
     #: The server's own scan result of a branch (code-hosting only; ``sync --compare``).
     scan_result: str | None = None
+    #: Wider reviewed-line exports (a project's, every one), read where the credentials
+    #: allow: (what it is, path). Only their rows reviewed in the synced scope apply.
+    wider_reviewed: tuple[tuple[str, str], ...] = ()
 
 
 _SECURITY = "/rest/security/latest"
@@ -61,6 +64,10 @@ VARIANTS: dict[str, Variant] = {
         reviewed_export=f"{_SECURITY}/export/reviewed/projects/{{project}}/repos/{{repo}}",
         review=f"{_SECURITY}/review-lines/projects/{{project}}/repos/{{repo}}",
         review_rule_name=None,
+        wider_reviewed=(
+            ("project", f"{_SECURITY}/export/reviewed/projects/{{project}}"),
+            ("global", f"{_SECURITY}/export/reviewed"),
+        ),
     ),
     "wiki": Variant(
         name="wiki",
@@ -70,6 +77,7 @@ VARIANTS: dict[str, Variant] = {
         rules_permission=_RULES_ACCESS,
         reviewed_export=f"{_SECURITY}/export/reviewed/space/{{space}}/findings",
         review=f"{_SECURITY}/review/space/{{space}}",
+        wider_reviewed=(("global", f"{_SECURITY}/export/reviewed/findings"),),
         review_permission=(
             "permission to edit content in the space (older releases: space administrator)"
         ),
@@ -84,6 +92,7 @@ VARIANTS: dict[str, Variant] = {
         reviewed_permission=_TRACKER_ACCESS,
         review=f"{_SECURITY}/review/project/{{project}}",
         review_permission=_TRACKER_ACCESS,
+        wider_reviewed=(("global", f"{_SECURITY}/export/reviewed/findings"),),
     ),
     "hosted": Variant(
         name="hosted",
