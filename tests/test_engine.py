@@ -26,8 +26,12 @@ def test_first_matching_rule_per_line_wins():
 
 
 def test_one_finding_per_line_and_group_zero():
-    findings = scan("a tok_one tok_two\nb\ntok_three", rule("T", r"tok_(?P<s>[a-z]+)"))
+    # The rule has a secret group: the finding is still the whole match, the group
+    # only says which part of it is the secret (and is masked).
+    secret_rule = rule("T", r"tok_(?P<s>[a-z]+)", secret_group="s")
+    findings = scan("a tok_one tok_two\nb\ntok_three", secret_rule)
     assert [(f.line, f.match_text) for f in findings] == [(1, "tok_one"), (3, "tok_three")]
+    assert (findings[0].secret_start, findings[0].secret_end) == (4, 7)
     assert findings[0].text == "a tok_one tok_two"
     assert (findings[0].line_offset_start, findings[0].line_offset_end) == (2, 9)
 
@@ -41,13 +45,13 @@ def test_long_line_is_truncated_to_the_match_with_offsets_into_it():
     assert finding.text[finding.line_offset_start : finding.line_offset_end] == "tok_secret"
 
 
-def test_fingerprint_ignores_line_moves():
+def test_fingerprint_is_the_location_not_the_secret():
     r = rule("T", r"tok_[a-z]+")
     (a,) = scan("tok_abc", r)
-    (b,) = scan("\n\n\nsome tok_abc here", r)
-    assert a.fingerprint == b.fingerprint
-    (c,) = scan("tok_abc", r, path="other.txt")
-    assert c.fingerprint != a.fingerprint
+    assert scan("tok_xyz", r)[0].fingerprint == a.fingerprint  # same place, other secret
+    moved = scan("\n\n\nsome tok_abc here", r)[0].fingerprint
+    other_path = scan("tok_abc", r, path="other.txt")[0].fingerprint
+    assert len({a.fingerprint, moved, other_path}) == 3
 
 
 def test_reviewed_entry_hides_exact_match_optionally_per_rule():

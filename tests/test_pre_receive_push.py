@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+import regex
 
 from spillguard.cli import main
 from testing.server import Server, install_hook
@@ -86,6 +87,7 @@ def test_blocking_finding_rejects_push_and_shows_it_masked(server: Server) -> No
     line = f"blocking  {first[:10]}  refs/heads/reject  app/settings.py:2  AWS_CLIENT_ID  AKIA****"
     assert line in output
     assert key not in output
+    assert not regex.search(r"[0-9a-f]{32,}", output)  # no hash to try candidates against
     assert "push rejected: it adds secrets" in output
     assert "git commit --amend" in output
     assert "pragma: allowlist-secret" in output

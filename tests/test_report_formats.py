@@ -114,7 +114,7 @@ def test_sarif_locations_rules_fingerprints_and_commit() -> None:
     finding = result.findings[0]
     assert (region["startLine"], region["startColumn"]) == (11, finding.line_offset_start + 1)
     assert region["endColumn"] - region["startColumn"] == len(AWS_KEY)
-    assert first["partialFingerprints"]["spillguardFingerprint/v1"] == finding.fingerprint
+    assert first["partialFingerprints"]["spillguardFingerprint/v2"] == finding.fingerprint
     assert first["properties"]["commit"] == finding.commit.id if finding.commit else False
     assert (first["level"], formula["level"]) == ("error", "warning")
     assert allowlisted["suppressions"][0]["kind"] == "inSource"

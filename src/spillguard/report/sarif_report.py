@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/spillguard/"
-#: The partialFingerprints key: rule, secret and path hashed, stable as lines move.
-FINGERPRINT_KEY = "spillguardFingerprint/v1"
+#: The partialFingerprints key: the finding's location hashed (rule, path, commit, line,
+#: column), never its secret; v1 hashed the secret and is not produced any more.
+FINGERPRINT_KEY = "spillguardFingerprint/v2"
 HELP = (
     "A secret in a commit stays in the repository's history: revoke or rotate it, then "
     "remove it. If the match is not a secret, add `pragma: allowlist-secret` in a comment "
