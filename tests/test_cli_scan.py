@@ -75,6 +75,7 @@ def test_pragma_and_include_allowlisted(tmp_path: Path, capsys) -> None:
     (tmp_path / "a.py").write_text(f"key = '{AWS_KEY}'  # pragma: allowlist-secret\n")
     code, report = run_json(capsys, "scan", "--files", str(tmp_path))
     assert (code, report["findings"]) == (0, [])
+    assert report["summary"]["silenced"] == {"pragma": 1, "allowlist_paths": 0, "reviewed": 0}
     code, report = run_json(capsys, "scan", "--files", str(tmp_path), "--include-allowlisted")
     assert code == 0
     assert report["findings"][0]["allowlisted"] is True

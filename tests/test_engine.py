@@ -153,3 +153,55 @@ def test_a_rule_that_looks_past_its_line_is_judged_again_on_a_repeated_line():
     assert scanner.scan(Fragment(path="a", text="BEGIN KEY\nshort\n")) == []
     found = scanner.scan(Fragment(path="b", text="BEGIN KEY\nABCDEFGH\n"))
     assert [(f.path, f.line) for f in found] == [("b", 1)]
+
+
+def test_a_pragma_never_silences_a_locked_rule_nor_lets_it_be_shadowed():
+    locked = rule("LOCKED", r"key_[a-z]+")
+    other = rule("OTHER", r"tok_[a-z]+")
+    pragma = "  # pragma: allowlist-secret"
+    settings = {"locked": frozenset({"LOCKED"})}
+    (finding,) = scan(f"k = key_real{pragma}", locked, **settings)
+    assert (finding.rule, finding.allowlisted) == ("LOCKED", False)
+    (finding,) = scan(f"k = [tok_decoy, key_real]{pragma}", other, locked, **settings)
+    assert (finding.rule, finding.allowlisted) == ("LOCKED", False)
+    assert scan(f"k = tok_fine{pragma}", other, locked, **settings) == []
+
+
+def test_the_administrator_can_turn_pragmas_off():
+    r = rule("T", r"tok_[a-z]+")
+    line = "t = tok_abc  # pragma: allowlist-secret"
+    assert scan(line, r) == []
+    (finding,) = scan(line, r, allow_pragma=False)
+    assert not finding.allowlisted
+
+
+def test_every_hidden_finding_is_counted_by_what_hid_it():
+    r = rule("T", r"tok_[a-z]+")
+    entry = ReviewedEntry(digest=reviewed_digest("tok_fixture", "s"))
+    scanner = Scanner(
+        RuleSet(
+            rules=(r,),
+            reviewed=(entry,),
+            reviewed_salt="s",
+            allowlist_paths=(regex.compile("fixtures/.*"),),
+            trusted_allowlist_paths=(regex.compile("fixtures/.*"),),
+        )
+    )
+    text = "a = tok_fixture\nb = tok_one  # pragma: allowlist-secret\nc = tok_real\n"
+    # twice: a line judged before (a clean line is remembered) is counted again
+    found = [scanner.scan(Fragment(path="app.py", text=text)) for _ in range(2)]
+    assert [[f.match_text for f in each] for each in found] == [["tok_real"], ["tok_real"]]
+    assert scanner.scan(Fragment(path="fixtures/k.py", text="tok_abc\ntok_def\n")) == []
+    assert scanner.silenced == {"pragma": 2, "path": 2, "reviewed": 2}
+
+
+def test_a_line_of_exactly_the_limit_is_whole_and_a_pragma_past_it_counts():
+    match = "tok_secret"
+    line = "x" * (MAX_LINE_LENGTH - len(match)) + match
+    (finding,) = scan(line, rule("T", r"tok_[a-z]+"))
+    assert not finding.truncated
+    assert finding.text == line
+    longer = match + " " + "y" * MAX_LINE_LENGTH + " # pragma: allowlist-secret"
+    assert scan(longer, rule("T", r"tok_[a-z]+")) == []
+    (shown,) = scan(longer, rule("T", r"tok_[a-z]+"), include_allowlisted=True)
+    assert (shown.truncated, shown.allowlisted) == (True, True)

@@ -166,6 +166,34 @@ def test_pragma_in_the_commit_that_adds_the_line_is_accepted(server: Server) -> 
     commit(server, "k.py", f"KEY = '{aws_key('early')}'  # pragma: allowlist-secret\n")
     code, output = server.push("HEAD:refs/heads/early-pragma")
     assert code == 0, output
+    assert "spillguard: silenced: 1 by a pragma" in output
+
+
+@pytest.mark.parametrize(
+    "admin", ['locked_rules = ["AWS_CLIENT_ID"]\n', "allow_pragma = false\n"], ids=["locked", "off"]
+)
+def test_a_pragma_silences_neither_a_locked_rule_nor_when_turned_off(
+    server: Server, admin: str
+) -> None:
+    server.admin(admin)
+    branch = f"pragma-{len(admin)}"
+    tip = commit(server, "k.py", f"KEY = '{aws_key(branch)}'  # pragma: allowlist-secret\n")
+    code, output = server.push(f"HEAD:refs/heads/{branch}")
+    assert code == 1, output
+    assert f"{tip[:10]}  refs/heads/{branch}  k.py:1  AWS_CLIENT_ID" in output
+    assert "silenced" not in output
+
+
+def test_every_silenced_finding_is_counted_in_the_push_summary(server: Server) -> None:
+    """main's trusted file allowlists vendor/ and reviews REVIEWED_KEY: all three are
+    accepted, and none goes unseen."""
+    server.admin("repository_config = true\n")
+    server.work.write("vendor/lib.env", f"A={aws_key('silenced-path')}\n")
+    server.work.write("fixture.py", f"KEY = '{REVIEWED_KEY}'\n")
+    commit(server, "k.py", f"KEY = '{aws_key('silenced')}'  # pragma: allowlist-secret\n")
+    code, output = server.push("HEAD:refs/heads/silenced")
+    assert code == 0, output
+    assert "spillguard: silenced: 1 by a pragma, 1 by allowlist_paths, 1 reviewed" in output
 
 
 def test_force_push_judges_only_the_commits_the_server_lacks(server: Server) -> None:

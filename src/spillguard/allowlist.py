@@ -9,15 +9,23 @@ import regex
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-# The server's marker and detect-secrets' older spelling, after a comment opener:
-# `#`, `//`, `/*`, `'`, `<!--`, `--` or `;`. A `#` inside another comment
-# (`-- # pragma: ...`) is found because the search is not anchored.
-_PRAGMA = regex.compile(r"(?:#|//|/\*|'|<!--|--|;)[ \t]*pragma:[ \t]*allowlist[ -]secret\b")
-_PRAGMA_HINT = "allowlist"
+#: The server's documented pragmas, "exactly as shown" in its documentation: the
+#: marker (or the older ``allowlist secret`` spelling) in one of five comment forms,
+#: with whitespace (or the line's edge) on either side, so that neither
+#: ``x='...'#pragma: ...`` nor a ``--`` or ``;`` opener passes here and fails there.
+#: A ``#`` form inside another comment (``-- # pragma: allowlist-secret``) is one of them.
+_MARKERS = ("pragma: allowlist-secret", "pragma: allowlist secret")
+_FORMS = ("# {}", "// {}", "/* {} */", "' {}", "<!-- {} -->")
+_PRAGMA = regex.compile(
+    r"(?<![^ \t])(?:"
+    + "|".join(regex.escape(form.format(marker)) for form in _FORMS for marker in _MARKERS)
+    + r")(?![^ \t])"
+)
+_PRAGMA_HINT = "pragma: allowlist"
 
 
 def has_pragma(line: str) -> bool:
-    """True when the line carries ``pragma: allowlist-secret`` in a comment."""
+    """True when the line carries one of the server's documented allowlist pragmas."""
     return _PRAGMA_HINT in line and _PRAGMA.search(line) is not None
 
 

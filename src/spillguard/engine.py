@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 #: How far past its line a ``lookahead`` rule may look (a PEM body follows its header).
 LOOKAHEAD_CHARS = 512
+#: What can hide a finding: an inline pragma, an ``allowlist_paths`` entry, a reviewed entry.
+SILENCED_BY = ("pragma", "path", "reviewed")
 #: Lines remembered as holding no finding: at most this many, each at most this long.
 _CLEAN_LINES = 1 << 17
 _CLEAN_LINE_LENGTH = 1000
@@ -105,6 +107,18 @@ class Scanner:
             index for index, rule in enumerate(self.rules) if rule.lookahead
         )
         self._requires = tuple(rule.requires for rule in self.rules)
+        # A locked rule is never silenced by a pragma; the administrator may turn
+        # pragmas off altogether.
+        self._pragma_rules = frozenset(
+            rule.name
+            for rule in self.rules
+            if ruleset.allow_pragma and rule.name not in ruleset.locked
+        )
+        #: Findings hidden so far, by what hid them ("pragma", "path", "reviewed").
+        self.silenced: dict[str, int] = dict.fromkeys(SILENCED_BY, 0)
+        # The reviewed matches skipped in the fragment being scanned, (line, column,
+        # rule): a line may be judged twice (the exempt rules first), counted once.
+        self._reviewed_seen: set[tuple[int, int, int]] = set()
 
     def note_errors(self, errors: Iterable[RuleError]) -> None:
         """Rule errors met over earlier text by another Scanner (a worker's): skip those rules."""
@@ -172,10 +186,9 @@ class Scanner:
         return any(_holds(requires[index], text) for index in rules)
 
     def scan(self, fragment: Fragment) -> list[Finding]:
-        """The findings of one fragment, reviewed ones removed, allowlisted ones flagged."""
+        """The findings of one fragment, reviewed ones removed, allowlisted ones flagged
+        (or dropped, without ``include_allowlisted``); every one hidden is counted."""
         exempt = self._path_exempt(fragment.path)
-        if not exempt and not self.ruleset.include_allowlisted:
-            return []
         # Compared once here, not per line: equal sets of 288 names compare name by name.
         everything = exempt is self._all_names or exempt == self._all_names
         findings = []
@@ -186,10 +199,13 @@ class Scanner:
             if finding is None:
                 continue
             if finding.rule not in exempt or finding.allowlisted:
+                self.silenced["path" if finding.rule not in exempt else "pragma"] += 1
                 if not self.ruleset.include_allowlisted:
                     continue
                 finding = _replace_allowlisted(finding)
             findings.append(finding)
+        self.silenced["reviewed"] += len(self._reviewed_seen)
+        self._reviewed_seen.clear()
         return findings
 
     def _candidates(self, text: str, path: str) -> Iterator[tuple[_Line, list[int]]]:
@@ -267,20 +283,23 @@ class Scanner:
         everything: bool,
     ) -> Finding | None:
         """The line's finding among the rules the path's allowlist does not hide; only
-        without one, and with ``--include-allowlisted``, among all (to be flagged).
+        without one, among all (to be counted as hidden, or flagged).
 
         What a repository loosened must not shadow a locked rule's secret later on the
-        line: neither a rule its ``allowlist_paths`` hides nor one its warn mode turned
-        into a warning. ``everything``: ``exempt`` holds every rule.
+        line: neither a rule its ``allowlist_paths`` hides, nor one its warn mode turned
+        into a warning, nor one a pragma silences. ``everything``: ``exempt`` holds
+        every rule.
         """
         if everything:
             finding = self._judge_line(fragment, line, rule_indexes)
             locked = self.ruleset.locked
-            if finding is None or finding.blocking or not locked or finding.rule in locked:
+            if finding is None or not locked or finding.rule in locked:
+                return finding
+            if finding.blocking and not finding.allowlisted:
                 return finding
             return self._judge_among(fragment, line, rule_indexes, locked) or finding
         finding = self._judge_among(fragment, line, rule_indexes, exempt)
-        if finding is None and self.ruleset.include_allowlisted:
+        if finding is None:
             return self._judge_line(fragment, line, rule_indexes)
         return finding
 
@@ -302,8 +321,10 @@ class Scanner:
             key = (line.text, tuple(rule_indexes))
             if key in self._clean:
                 return None
+        reviewed = len(self._reviewed_seen)
         finding = self._first_finding(fragment, line, rule_indexes)
-        if finding is None and key is not None:
+        # A line with a reviewed match is judged every time, so that each is counted.
+        if finding is None and key is not None and len(self._reviewed_seen) == reviewed:
             if len(self._clean) >= _CLEAN_LINES:
                 self._clean.clear()
             self._clean.add(key)
@@ -318,7 +339,8 @@ class Scanner:
                 continue
             match = self._first_unreviewed(index, line)
             if match is not None:
-                finding = _finding(fragment, line, rule, match)
+                pragma = rule.name in self._pragma_rules and has_pragma(line.text)
+                finding = _finding(fragment, line, rule, match, allowlisted=pragma)
                 if finding.truncated:
                     return finding
                 # Only this match is reported, but the line is shown with it: the
@@ -342,6 +364,7 @@ class Scanner:
                 rule.name, value
             ):
                 return match
+            self._reviewed_seen.add((line.index, match.start(), index))
         return None
 
     def _other_secrets(
@@ -511,7 +534,9 @@ def _lines_of_hits(
         yield line, rules
 
 
-def _finding(fragment: Fragment, line: _Line, rule: Rule, match: regex.Match[str]) -> Finding:
+def _finding(
+    fragment: Fragment, line: _Line, rule: Rule, match: regex.Match[str], *, allowlisted: bool
+) -> Finding:
     start, end = match.span()
     match_text = line.text[start:end]
     secret_start, secret_end = _secret_span(rule, match)
@@ -539,7 +564,7 @@ def _finding(fragment: Fragment, line: _Line, rule: Rule, match: regex.Match[str
         ),
         commit=fragment.commit,
         ref=fragment.ref,
-        allowlisted=has_pragma(line.text),
+        allowlisted=allowlisted,
     )
 
 

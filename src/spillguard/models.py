@@ -94,6 +94,8 @@ class RuleSet:
     rule_timeout: float = 20.0
     password_filters: PasswordFilters = PasswordFilters()
     include_allowlisted: bool = False
+    #: False: the administrator turned the inline pragma off (``allow_pragma``).
+    allow_pragma: bool = True
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -180,6 +182,16 @@ class ScanStats:
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Silenced:
+    """Findings a scan did not report (or flagged ``allowlisted``), by what hid them:
+    counted in every summary, so that no hidden finding goes unseen."""
+
+    pragma: int = 0
+    path: int = 0
+    reviewed: int = 0
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ScanResult:
     findings: tuple[Finding, ...] = ()
     errors: tuple[RuleError, ...] = ()
@@ -187,6 +199,7 @@ class ScanResult:
     stats: ScanStats = ScanStats()
     #: Notices for the reader (a skipped commit, a policy decision); never secrets.
     notices: tuple[str, ...] = ()
+    silenced: Silenced = Silenced()
 
 
 class RefUpdate(NamedTuple):

@@ -254,6 +254,7 @@ class Resolution:
             rule_timeout=float(settings["max_rule_timeout"]) or DEFAULT_RULE_TIMEOUT,
             password_filters=PasswordFilters(**settings["generic_password"]),
             include_allowlisted=include_allowlisted,
+            allow_pragma=settings["allow_pragma"],
         )
         return Config(
             ruleset=ruleset,

@@ -6,7 +6,7 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING
 
-from spillguard.engine import Scanner
+from spillguard.engine import SILENCED_BY, Scanner
 from spillguard.models import (
     Finding,
     Fragment,
@@ -15,6 +15,7 @@ from spillguard.models import (
     ScanResult,
     ScanScope,
     ScanStats,
+    Silenced,
     Skipped,
 )
 
@@ -38,6 +39,10 @@ class Tally:
     files: set[str] = dataclasses.field(default_factory=set)
     commits: set[str] = dataclasses.field(default_factory=set)
     size: int = 0
+    #: Findings hidden by a pragma, a path or a reviewed entry, by what hid them.
+    silenced: dict[str, int] = dataclasses.field(
+        default_factory=lambda: dict.fromkeys(SILENCED_BY, 0)
+    )
 
     def judge(
         self,
@@ -56,6 +61,9 @@ class Tally:
         """
         size = 1 if stream else BATCH
         batch: list[Fragment] = []
+        # The scanner counts across all it judged (a worker's, several chunks): this
+        # part's share is the difference.
+        before = dict(scanner.silenced)
         try:
             for item in items:
                 if isinstance(item, Fragment):
@@ -70,8 +78,14 @@ class Tally:
         except Exception:
             # The source failed (an unreadable object): what it gave still counts.
             self._judge_batch(batch, scanner, on_finding)
+            self._add_silenced(scanner.silenced, before)
             raise
         self._judge_batch(batch, scanner, on_finding)
+        self._add_silenced(scanner.silenced, before)
+
+    def _add_silenced(self, now: dict[str, int], before: dict[str, int]) -> None:
+        for why, count in now.items():
+            self.silenced[why] += count - before.get(why, 0)
 
     def _judge_batch(
         self,
@@ -108,6 +122,7 @@ class Tally:
         self.files.update(part.files)
         self.commits.update(part.commits)
         self.size += part.size
+        self._add_silenced(part.silenced, {})
         if on_finding is not None:
             for finding in part.findings:
                 on_finding(finding)
@@ -127,6 +142,7 @@ class Tally:
                 scope=scope,
             ),
             notices=tuple(notices),
+            silenced=Silenced(**self.silenced),
         )
 
 

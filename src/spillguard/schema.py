@@ -44,6 +44,7 @@ TOP_LEVEL: dict[str, Key] = {
     # Administrator policy; read from the administrator's file only.
     "repository_config": Key(bool, "true or false", False),
     "locked_rules": _STR_LIST,
+    "allow_pragma": Key(bool, "true or false", True),
     "bypass_token": Key(str, "a string ('' disables the bypass)", "skip-secret-scan"),
     "bypass_push_option": Key(str, "a push option ('' disables it)", ""),
     "time_budget": Key((int, float), "a number of seconds", 60, minimum=0),
@@ -57,6 +58,7 @@ ADMIN_ONLY = frozenset(
     {
         "repository_config",
         "locked_rules",
+        "allow_pragma",
         "bypass_token",
         "bypass_push_option",
         "time_budget",

@@ -81,5 +81,10 @@ def summary_dict(result: ScanResult) -> dict[str, Any]:
         "findings": len(result.findings),
         "blocking": sum(1 for f in result.findings if f.blocking and not f.allowlisted),
         "skipped": len(result.skipped),
+        "silenced": {
+            "pragma": result.silenced.pragma,
+            "allowlist_paths": result.silenced.path,
+            "reviewed": result.silenced.reviewed,
+        },
         "seconds": round(stats.seconds, 3),
     }

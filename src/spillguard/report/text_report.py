@@ -164,6 +164,14 @@ def _finding(finding: Finding, indent: str, options: ReportOptions, description:
     return lines
 
 
+#: How the summary names what hid findings that a scan does not report.
+_SILENCED = {
+    "pragma": "by a pragma",
+    "allowlist_paths": "by allowlist_paths",
+    "reviewed": "reviewed",
+}
+
+
 def summary_lines(result: ScanResult) -> list[str]:
     summary = summary_dict(result)
     scope = {
@@ -183,6 +191,10 @@ def summary_lines(result: ScanResult) -> list[str]:
         lines.append(
             "by rule: " + ", ".join(f"{clean(rule)} {n}" for rule, n in sorted(by_rule.items()))
         )
+    counts = summary["silenced"]
+    silenced = [f"{counts[key]} {how}" for key, how in _SILENCED.items() if counts[key]]
+    if silenced:
+        lines.append("silenced: " + ", ".join(silenced))
     lines.extend(skipped_lines(result))
     lines.extend(error_lines(result))
     lines.extend(clean(notice) for notice in result.notices)
