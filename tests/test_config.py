@@ -88,7 +88,8 @@ def test_bad_repository_file_is_one_clear_error(text: str, expected: list[str]) 
         ("on_error = 'maybe'\n", 'on_error must be "reject" or "accept", not \'maybe\''),
         ("time_budget = -1\n", "time_budget must be a number of seconds, not -1"),
         ("max_commits = 2.5\n", "max_commits must be a positive whole number, not float"),
-        ("bypass_token = false\n", "bypass_token must be a string"),
+        ("bypass_token = false\n", "bypass_token must be a string or a list of strings"),
+        ("bypass_token = ['a', 1]\n", "bypass_token must be a string or a list of strings"),
         ("locked_rules = 'X'\n", "locked_rules must be a list of strings"),
         ("repository_config = 'yes'\n", "repository_config must be true or false"),
         ("[sync]\nvariant = 'gitlab'\n", 'variant must be "code-hosting"'),
@@ -120,11 +121,9 @@ def test_defaults_without_any_file() -> None:
     )
     assert config.ruleset.rule_timeout == 20.0
     assert config.max_file_size == 10 * 1024 * 1024
-    assert (config.hook_mode, config.on_error, config.bypass_token) == (
-        "block",
-        "reject",
-        "skip-secret-scan",
-    )
+    assert (config.hook_mode, config.on_error) == ("block", "reject")
+    assert config.bypass_tokens == ("skip-secret-scan", "skip-soteri-security-check")
+    assert (config.advertise_bypass_token, config.ruleset.allow_pragma) == (False, True)
     assert (config.time_budget, config.max_commits, config.repository_config) == (60, 10000, False)
     assert config.include_plaintext_in_exports is False
     assert config.deduplicate_exports is True
@@ -173,8 +172,25 @@ def test_administrator_policy_keys() -> None:
     )
     assert config.repository_config is True
     assert config.locked_rules == frozenset({"AWS_CLIENT_ID"})
-    assert (config.bypass_token, config.time_budget, config.max_commits) == ("", 5, 3)
+    assert (config.bypass_tokens, config.time_budget, config.max_commits) == ((), 5, 3)
     assert config.on_error == "accept"
+
+
+@pytest.mark.parametrize(
+    ("setting", "tokens"),
+    [
+        ("'ops-override'", ("ops-override",)),
+        (
+            "['ops-override', 'skip-soteri-security-check']",
+            ("ops-override", "skip-soteri-security-check"),
+        ),
+        ("[]", ()),
+        ("['']", ()),
+    ],
+)
+def test_bypass_tokens_are_a_string_or_a_list(setting: str, tokens: tuple[str, ...]) -> None:
+    config = resolved(layer(f"bypass_token = {setting}\n", role="global", source=USER))
+    assert config.bypass_tokens == tokens
 
 
 def test_disabled_rules_and_rules_re_enable_across_layers() -> None:

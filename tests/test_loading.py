@@ -216,7 +216,7 @@ def test_server_reads_the_default_branch_when_enabled(server: GitRepo, tmp_path)
         f"{REVIEWED_FILE} on refs/heads/main"
     ]
     # Policy keys in a repository file are the administrator's: ignored, said so.
-    assert (config.bypass_token, config.hook_mode) == ("skip-secret-scan", "block")
+    assert (config.bypass_tokens[0], config.hook_mode) == ("skip-secret-scan", "block")
     assert any("bypass_token is the administrator's setting" in n for n in config.notices)
 
 

@@ -98,6 +98,38 @@ def test_bypass_token_skips_that_commit_and_says_so(work) -> None:
     assert f"skipped commit {skipped[:10]}: its message contains 'skip-secret-scan'" in (
         result.stderr
     )
+    assert "spillguard: push accepted: 1 commit not scanned (bypass token)" in result.stderr
+
+
+def test_the_bypass_token_applies_to_its_own_commit_only(work) -> None:
+    """Two commits with secrets, the first bypassed (by the server's token): rejected,
+    for the second."""
+    repo, push = work
+    repo.write("b.py", f"key = '{NEW}'\n")
+    bypassed = repo.commit("vendored, skip-soteri-security-check")
+    repo.write("c.py", f"other = '{expand('AKIA{rand:A2:16}', 'second')}'\n")
+    ordinary = repo.commit("ordinary")
+    result = push("main")
+    assert result.returncode == 1, result.stderr
+    assert f"commit {ordinary[:10]}  Ada Tester" in result.stderr
+    assert "c.py:1:10  AWS_CLIENT_ID  blocking" in result.stderr
+    assert f"commit {bypassed[:10]}  Ada" not in result.stderr
+    assert f"skipped commit {bypassed[:10]}" in result.stderr
+    assert "push accepted" not in result.stderr
+    assert remote_ref(repo, "refs/heads/main") != ordinary
+
+
+def test_a_secret_in_a_commit_before_the_tip_blocks(work) -> None:
+    repo, push = work
+    repo.write("b.py", f"key = '{NEW}'\n")
+    leak = repo.commit("leak")
+    repo.write("b.py", "key = os.environ['KEY']\n")
+    repo.commit("remove it again")
+    result = push("main")
+    assert result.returncode == 1, result.stderr
+    assert f"commit {leak[:10]}  Ada Tester" in result.stderr
+    assert "b.py:1:8  AWS_CLIENT_ID  blocking" in result.stderr
+    assert "scanned 2 commit(s)" in result.stderr
 
 
 @pytest.mark.parametrize("stdin", ["refs/heads/main abc\n", "a b c d e\n"])

@@ -258,18 +258,61 @@ def test_branch_deletion_is_accepted_without_scanning(server: Server) -> None:
 
 def test_bypass_token_skips_that_commit_only_and_says_so(server: Server) -> None:
     skipped = commit(server, "b.env", f"A={aws_key('bypass')}\n", "hotfix skip-secret-scan")
+    commit(server, "ok.txt", "fine\n")
     code, output = server.push("HEAD:refs/heads/bypassed")
     assert code == 0, output
     assert f"commit {skipped[:10]} (refs/heads/bypassed) not scanned" in output
     assert "'skip-secret-scan'" in output
-    after = commit(server, "c.env", f"B={aws_key('after')}\n", "not bypassed")
-    code, output = server.push("HEAD:refs/heads/bypassed")
-    assert code != 0
-    assert f"{after[:10]}  refs/heads/bypassed  c.env:1" in output
+    verdict = "push accepted: 1 commit not scanned (bypass token); no secrets found in the other 1"
+    assert f"spillguard: {verdict}" in output
+    assert "no secrets found\n" not in output
+
+
+def test_the_bypass_token_applies_to_its_own_commit_only(server: Server) -> None:
+    """Two commits with secrets in one push, the first bypassed: rejected, for the second."""
+    before = server.refs()
+    bypassed = commit(server, "b.env", f"A={aws_key('one')}\n", "fixture skip-secret-scan")
+    ordinary = commit(server, "c.env", f"B={aws_key('two')}\n", "not bypassed")
+    code, output = server.push("HEAD:refs/heads/bypass-one")
+    assert code == 1, output
+    assert f"blocking  {ordinary[:10]}  refs/heads/bypass-one  c.env:1  AWS_CLIENT_ID" in output
+    assert f"{bypassed[:10]}  refs/heads/bypass-one  b.env" not in output
+    assert f"commit {bypassed[:10]} (refs/heads/bypass-one) not scanned" in output
+    assert server.refs() == before
+
+
+def test_the_servers_documented_token_is_a_default_and_the_list_is_the_administrators(
+    server: Server,
+) -> None:
+    commit(server, "s.env", f"A={aws_key('soteri')}\n", "vendored skip-soteri-security-check")
+    code, output = server.push("HEAD:refs/heads/soteri-token")
+    assert code == 0, output
+    assert "its message contains the bypass token 'skip-soteri-security-check'" in output
+    server.admin('bypass_token = ["ops-override"]\n')
+    tip = commit(server, "t.env", f"A={aws_key('ops')}\n", "skip-secret-scan, not any more")
+    code, output = server.push("HEAD:refs/heads/soteri-token")
+    assert code == 1, output
+    assert f"{tip[:10]}  refs/heads/soteri-token  t.env:1" in output
+    server.work.git("commit", "-q", "--amend", "-m", "ops-override")
+    code, output = server.push("HEAD:refs/heads/soteri-token")
+    assert code == 0, output
+    assert "push accepted: 1 commit not scanned (bypass token)" in output
+
+
+@pytest.mark.parametrize("advertised", [False, True])
+def test_the_administrator_decides_whether_a_rejection_advertises_the_token(
+    server: Server, advertised: bool
+) -> None:
+    server.admin(f"advertise_bypass_token = {str(advertised).lower()}\n")
+    commit(server, "b.env", f"A={aws_key(f'advertise-{advertised}')}\n")
+    code, output = server.push(f"HEAD:refs/heads/advertise-{advertised}")
+    assert code == 1, output
+    hint = "To push a commit unchecked, put 'skip-secret-scan' in its message"
+    assert (hint in output) is advertised
 
 
 def test_bypass_token_disabled_by_the_administrator(server: Server) -> None:
-    server.admin('bypass_token = ""\n')
+    server.admin('bypass_token = ""\nadvertise_bypass_token = true\n')
     commit(server, "b.env", f"A={aws_key('nobypass')}\n", "hotfix skip-secret-scan")
     code, output = server.push("HEAD:refs/heads/no-bypass")
     assert code != 0

@@ -53,7 +53,11 @@ class Config:
     require_review_reason: bool = False
     repository_config: bool = False
     locked_rules: frozenset[str] = frozenset()
-    bypass_token: str = "skip-secret-scan"  # noqa: S105 - a commit-message marker
+    #: A commit whose message contains one of these is not scanned by the hooks:
+    #: spillguard's own marker and the server app's documented one.
+    bypass_tokens: tuple[str, ...] = ("skip-secret-scan", "skip-soteri-security-check")
+    #: Whether a rejected push's advice tells the pusher about the bypass tokens.
+    advertise_bypass_token: bool = False
     #: ``git push -o NAME`` accepts the whole push unscanned (break-glass); "" is off.
     bypass_push_option: str = ""
     time_budget: float = 60.0

@@ -200,6 +200,8 @@ class ScanResult:
     #: Notices for the reader (a skipped commit, a policy decision); never secrets.
     notices: tuple[str, ...] = ()
     silenced: Silenced = Silenced()
+    #: Commits a hook did not scan because their message holds a bypass token.
+    bypassed: tuple[str, ...] = ()
 
 
 class RefUpdate(NamedTuple):

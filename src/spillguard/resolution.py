@@ -265,7 +265,8 @@ class Resolution:
             require_review_reason=settings["require_review_reason"],
             repository_config=settings["repository_config"],
             locked_rules=frozenset(self.locked),
-            bypass_token=settings["bypass_token"],
+            bypass_tokens=_tokens(settings["bypass_token"]),
+            advertise_bypass_token=settings["advertise_bypass_token"],
             bypass_push_option=settings["bypass_push_option"],
             time_budget=float(settings["time_budget"]),
             max_commits=settings["max_commits"],
@@ -276,3 +277,9 @@ class Resolution:
             layers=tuple(self.layers),
             settings=settings,
         )
+
+
+def _tokens(setting: str | list[str]) -> tuple[str, ...]:
+    """``bypass_token`` as a tuple: one string or a list; empty strings disable."""
+    tokens = [setting] if isinstance(setting, str) else setting
+    return tuple(token for token in tokens if token)

@@ -6,6 +6,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from spillguard.commands.scan import report_options
+from spillguard.errors import ExitCode
+from spillguard.hooks.bypass import not_scanned
 from spillguard.outcome import exit_code, is_blocking
 from spillguard.output import open_output
 from spillguard.report import writer
@@ -71,4 +73,8 @@ def report_hook(
     elif blocking:
         for line in advice:
             print(line.format(count=blocking), file=sys.stderr)
-    return exit_code(result, warn_only=warn_only)
+    code = exit_code(result, warn_only=warn_only)
+    if result.bypassed and code == ExitCode.CLEAN:
+        # Never a silent "clean" for commits that were not looked at.
+        print(f"spillguard: push accepted: {not_scanned(len(result.bypassed))}", file=sys.stderr)
+    return code

@@ -118,7 +118,8 @@ def _report(common: CommonOptions, scan: PushScan, config: Config, stream: TextI
     decision = verdict(scan, config)
     if common.quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
         return int(decision.code)
-    lines = push_lines(scan.result, verdict=decision.message, bypass_token=config.bypass_token)
+    advertised = config.bypass_tokens if config.advertise_bypass_token else ()
+    lines = push_lines(scan.result, verdict=decision.message, bypass_tokens=advertised)
     heading = f"spillguard: {scan.commits} new commit(s) on {scan.refs} ref(s)"
     stream.writelines(line + "\n" for line in (heading, *lines))
     return int(decision.code)

@@ -11,6 +11,7 @@ reads stdin itself, the range comes from ``PRE_COMMIT_FROM_REF`` and
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from pygit2.enums import SortMode
 
 from spillguard import git
 from spillguard.errors import GitError, UsageError
+from spillguard.hooks.bypass import bypass_token_in
 from spillguard.loading import load_config
 from spillguard.models import RefUpdate
 from spillguard.scanning import run_scan
@@ -119,18 +121,18 @@ def _pushed_source(
     updates: Iterable[RefUpdate],
     remote: str | None,
     config: Config,
-    notices: list[str],
+    skipped: _Skipped,
 ) -> Source:
     for commit, ref in pushed_commits(repo, updates, remote):
         if _bypassed(
-            str(commit.id), commit.raw_message.decode("utf-8", "replace"), config, notices
+            str(commit.id), commit.raw_message.decode("utf-8", "replace"), config, skipped
         ):
             continue
         yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=ref)
 
 
 def _pushed_source_cli(
-    updates: Sequence[RefUpdate], remote: str | None, config: Config, notices: list[str]
+    updates: Sequence[RefUpdate], remote: str | None, config: Config, skipped: _Skipped
 ) -> Source:
     """``_pushed_source`` by git alone, for SHA-256 repositories."""
     from spillguard.sources.history_cli import git_dir_of
@@ -150,17 +152,26 @@ def _pushed_source_cli(
     commits = [
         commit
         for commit in received_commits(git_dir, updates, known)
-        if not _bypassed(commit.info.id, commit.info.message, config, notices)
+        if not _bypassed(commit.info.id, commit.info.message, config, skipped)
     ]
     yield from iter_received(git_dir, commits, max_size=config.max_file_size)
 
 
-def _bypassed(commit: str, message: str, config: Config, notices: list[str]) -> bool:
-    token = config.bypass_token
-    if token and token in message:
-        notices.append(f"skipped commit {commit[:10]}: its message contains {token!r}")
-        return True
-    return False
+@dataclasses.dataclass(slots=True)
+class _Skipped:
+    """The notices of a pre-push scan and the commits the bypass token kept from it."""
+
+    notices: list[str]
+    commits: list[str] = dataclasses.field(default_factory=list)
+
+
+def _bypassed(commit: str, message: str, config: Config, skipped: _Skipped) -> bool:
+    token = bypass_token_in(message, config.bypass_tokens)
+    if token is None:
+        return False
+    skipped.notices.append(f"skipped commit {commit[:10]}: its message contains {token!r}")
+    skipped.commits.append(commit)
+    return True
 
 
 def run_pre_push(
@@ -195,9 +206,10 @@ def run_pre_push(
         offline=offline,
     )
     # Filled while the scan runs: run_scan reads notices once the items are consumed.
-    notices = list(config.notices)
+    skipped = _Skipped(notices=list(config.notices))
     if repo is None:
-        items = _pushed_source_cli(updates, remote, config, notices)
+        items = _pushed_source_cli(updates, remote, config, skipped)
     else:
-        items = _pushed_source(repo, updates, remote, config, notices)
-    return run_scan(items, config.ruleset, notices=notices), config
+        items = _pushed_source(repo, updates, remote, config, skipped)
+    result = run_scan(items, config.ruleset, notices=skipped.notices)
+    return dataclasses.replace(result, bypassed=tuple(skipped.commits)), config

@@ -17,6 +17,7 @@ import regex
 
 from spillguard.errors import ExitCode, SpillguardError, UsageError
 from spillguard.git import is_zero_id
+from spillguard.hooks.bypass import bypass_token_in, not_scanned
 from spillguard.models import RefUpdate, ScanResult
 from spillguard.outcome import is_blocking
 
@@ -79,6 +80,8 @@ class _Progress:
     clock: Callable[[], float]
     findings: list[Finding] = dataclasses.field(default_factory=list)
     notices: list[str] = dataclasses.field(default_factory=list)
+    #: Commits not scanned because their message holds a bypass token.
+    bypassed: list[str] = dataclasses.field(default_factory=list)
     out_of_time: bool = False
 
     def expired(self) -> bool:
@@ -110,7 +113,7 @@ def scan_push(
     except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
         return _failed(error, progress, refs, config)
     return PushScan(
-        result=_with_notices(result, progress.notices, config),
+        result=_with_notices(result, progress, config),
         refs=refs,
         commits=len(received.commits) + received.over_cap,
         incomplete=_incomplete(received.over_cap, config, progress, result),
@@ -119,7 +122,7 @@ def scan_push(
 
 def unscanned(updates: tuple[RefUpdate, ...], config: Config, why: str) -> PushScan:
     """A push that could not be looked at: the on_error policy decides it."""
-    result = _with_notices(ScanResult(), [], config)
+    result = _with_notices(ScanResult(), None, config)
     return PushScan(result=result, refs=_updated_refs(updates), incomplete=why)
 
 
@@ -176,10 +179,11 @@ def _commit_items(
 def _bypassed(
     commit: str, message: str, ref: str | None, *, config: Config, progress: _Progress
 ) -> bool:
-    """True, with a notice, when the commit's message holds the bypass token."""
-    token = config.bypass_token
-    if not token or token not in message:
+    """True, with a notice, when the commit's message holds a bypass token."""
+    token = bypass_token_in(message, config.bypass_tokens)
+    if token is None:
         return False
+    progress.bypassed.append(commit)
     progress.notices.append(
         f"commit {commit[:SHORT_ID]} ({ref}) not scanned: "
         f"its message contains the bypass token {token!r}"
@@ -225,7 +229,7 @@ def scan_push_cli(
     except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
         return _failed(error, progress, refs, config)
     return PushScan(
-        result=_with_notices(result, progress.notices, config),
+        result=_with_notices(result, progress, config),
         refs=refs,
         commits=len(received),
         incomplete=_incomplete(over_cap, config, progress, result),
@@ -243,7 +247,7 @@ def _failed(error: Exception, progress: _Progress, refs: int, config: Config) ->
     """What was found before spillguard failed; the on_error policy decides the rest."""
     result = ScanResult(findings=tuple(progress.findings))
     return PushScan(
-        result=_with_notices(result, progress.notices, config),
+        result=_with_notices(result, progress, config),
         refs=refs,
         incomplete=f"spillguard failed: {_describe(error)}",
     )
@@ -272,8 +276,15 @@ def _incomplete(
     return None
 
 
-def _with_notices(result: ScanResult, notices: list[str], config: Config) -> ScanResult:
-    return dataclasses.replace(result, notices=(*config.notices, *notices, *result.notices))
+def _with_notices(result: ScanResult, progress: _Progress | None, config: Config) -> ScanResult:
+    """The result with the configuration's and the walk's notices, and the commits the
+    bypass token kept from being scanned."""
+    notices = progress.notices if progress is not None else []
+    return dataclasses.replace(
+        result,
+        notices=(*config.notices, *notices, *result.notices),
+        bypassed=tuple(progress.bypassed) if progress is not None else (),
+    )
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -284,15 +295,22 @@ class Verdict:
 
 
 def verdict(scan: PushScan, config: Config) -> Verdict:
-    """Blocking findings reject in block mode; an incomplete scan follows ``on_error``."""
+    """Blocking findings reject in block mode; an incomplete scan follows ``on_error``.
+
+    An accepted push never says "no secrets found" of commits it did not scan: the
+    ones the bypass token skipped are named in the verdict.
+    """
     findings = scan.result.findings
     if config.hook_mode == "block" and any(is_blocking(finding) for finding in findings):
         return Verdict(code=ExitCode.FINDINGS, message="push rejected: it adds secrets")
+    bypassed = len(scan.result.bypassed)
+    skipped = f"; {not_scanned(bypassed)}" if bypassed else ""
     if scan.incomplete is not None:
         if config.on_error == "accept":
             return Verdict(
                 code=ExitCode.CLEAN,
-                message=f"push accepted UNCHECKED by policy (on_error = accept): {scan.incomplete}",
+                message="push accepted UNCHECKED by policy (on_error = accept): "
+                f"{scan.incomplete}{skipped}",
             )
         return Verdict(
             code=ExitCode.RUNTIME,
@@ -300,5 +318,9 @@ def verdict(scan: PushScan, config: Config) -> Verdict:
         )
     if findings:
         why = "warn-only mode" if config.hook_mode == "warn" else "warnings only"
-        return Verdict(code=ExitCode.CLEAN, message=f"push accepted ({why})")
-    return Verdict(code=ExitCode.CLEAN, message="push accepted: no secrets found")
+        return Verdict(code=ExitCode.CLEAN, message=f"push accepted ({why}){skipped}")
+    if not bypassed:
+        return Verdict(code=ExitCode.CLEAN, message="push accepted: no secrets found")
+    others = scan.commits - bypassed
+    rest = f"; no secrets found in the other {others}" if others > 0 else ""
+    return Verdict(code=ExitCode.CLEAN, message=f"push accepted: {not_scanned(bypassed)}{rest}")

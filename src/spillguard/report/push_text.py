@@ -14,6 +14,8 @@ from spillguard.report.sanitize import clean, clean_name
 from spillguard.report.text_report import summary_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from spillguard.models import Finding, ScanResult
 
 SHORT_ID = 10
@@ -30,8 +32,9 @@ def finding_line(finding: Finding) -> str:
     return f"  {kind:<8}  {commit}  {ref}  {where}  {finding.rule}  {match}"
 
 
-def advice_lines(result: ScanResult, *, bypass_token: str) -> list[str]:
-    """How to allowlist a false positive and how to take a real secret out of history."""
+def advice_lines(result: ScanResult, *, bypass_tokens: Sequence[str]) -> list[str]:
+    """How to allowlist a false positive and how to take a real secret out of history;
+    and how to bypass the scan, when the administrator chose to advertise it."""
     if not result.findings:
         return []
     first = result.findings[0].commit
@@ -50,15 +53,15 @@ def advice_lines(result: ScanResult, *, bypass_token: str) -> list[str]:
         f"    '# {PRAGMA}') in the commit that adds it (amend or rebase as above),",
         "    or ask the administrator to mark the match as reviewed (spillguard review add).",
     ]
-    if bypass_token:
+    if bypass_tokens:
         lines.append(
-            f"  To push a commit unchecked, put '{clean(bypass_token)}' in its message; "
+            f"  To push a commit unchecked, put '{clean(bypass_tokens[0])}' in its message; "
             "the skip is announced."
         )
     return lines
 
 
-def push_lines(result: ScanResult, *, verdict: str, bypass_token: str) -> list[str]:
+def push_lines(result: ScanResult, *, verdict: str, bypass_tokens: Sequence[str]) -> list[str]:
     """The whole message: findings, summary and notices, the verdict, then advice."""
     lines = []
     if result.findings:
@@ -66,5 +69,5 @@ def push_lines(result: ScanResult, *, verdict: str, bypass_token: str) -> list[s
         lines.extend(finding_line(finding) for finding in result.findings)
     lines.extend(f"spillguard: {line}" for line in summary_lines(result))
     lines.append(f"spillguard: {clean(verdict)}")
-    lines.extend(advice_lines(result, bypass_token=bypass_token))
+    lines.extend(advice_lines(result, bypass_tokens=bypass_tokens))
     return lines
