@@ -120,7 +120,8 @@ CASES = [
     (".env", "CELERY_BROKER_URL=amqp://guest:{rand:Aa0:18}@rabbit:5672//", "AMQP_CONNECTION_URI"),
     (".env", "APP_KEY=base64:{rand:b64:43}=", "LARAVEL_APP_KEY"),
     (".env", "TOKEN={rand:Aa0:40}", "GENERIC_TOKEN"),
-    (".env", "SLACK_SIGNING_SECRET={rand:h:32}", "GENERIC_SECRET"),
+    (".env", "WEBHOOK_SIGNING_SECRET={rand:h:32}", "GENERIC_SECRET"),
+    (".env", "SLACK_SIGNING_SECRET={rand:h:32}", "SLACK_SIGNING_SECRET"),
     (
         "client.js",
         "fetch(`https://api.example.com/v1/q?key={rand:Aa0:40}&lang=en`)",
