@@ -6,6 +6,7 @@ import pytest
 
 from spillguard.config import Layer, LayerRole, load_layer_text, resolve
 from spillguard.errors import ConfigError
+from spillguard.javaregex import translate
 from spillguard.rules import builtin_rules
 
 USER = "/home/ada/.config/spillguard/config.toml"
@@ -245,7 +246,7 @@ def test_allowlist_paths_accumulate_across_layers() -> None:
     user = layer("allowlist_paths = ['^vendor/']\n", "global", USER)
     repo = layer("allowlist_paths = ['^tests/fixtures/']\n")
     patterns = [p.pattern for p in resolved(user, repo).ruleset.allowlist_paths]
-    assert patterns == ["^vendor/", "^tests/fixtures/"]
+    assert patterns == [translate("^vendor/"), translate("^tests/fixtures/")]
 
 
 def test_unknown_rule_name_is_a_notice_with_the_nearest_name() -> None:

@@ -15,6 +15,7 @@ import regex
 
 from spillguard import schema
 from spillguard.errors import ConfigError
+from spillguard.javaregex import JavaRegexError, compile_java
 from spillguard.models import ReviewedEntry, Rule, RuleSet
 from spillguard.rulecheck import RuleValidationError, compile_custom
 
@@ -191,9 +192,10 @@ def _custom_rule(name: str, value: Any, source: str) -> Rule:
 
 
 def compile_path_pattern(pattern: str, source: str) -> regex.Pattern[str]:
+    """An ``allowlist_paths`` entry: a Java regexp, as the server app reads it."""
     try:
-        return regex.compile(pattern)
-    except regex.error as error:
+        return compile_java(pattern)
+    except JavaRegexError as error:
         raise ConfigError(f"{source}: allowlist_paths entry {pattern!r}: {error}") from None
 
 
