@@ -19,9 +19,9 @@ from spillguard.loading import (
 )
 from spillguard.reviewed import REVIEWED_FILE, new_file, render_reviewed, with_record
 from spillguard.reviewed import Record as ReviewedRecord
-from spillguard.sync_cache import cache_path, write_cache
 from testing.gitrepo import GitRepo
 from testing.server import Server, install_hook
+from testing.synccache import write_sync_cache
 from testing.tokens import expand
 
 if TYPE_CHECKING:
@@ -80,19 +80,6 @@ def test_file_that_is_not_utf8_is_an_error(repo: GitRepo) -> None:
         load_config(root=str(repo.path), environ={})
 
 
-def write_sync_cache(repo: GitRepo, environ: dict[str, str], **data: object) -> None:
-    base = {
-        "server": "https://scm.example.com",
-        "variant": "code-hosting",
-        "scope": {"project": "PRJ", "repo": "app"},
-        "synced_at": "2999-01-01T00:00:00+00:00",
-        "salt": "5a17",
-        "rules": [],
-        "reviewed": [],
-    }
-    write_cache(cache_path(repo.path, environ), {**base, **data})
-
-
 def test_layers_apply_in_order_user_server_repository_flags(repo: GitRepo, tmp_path) -> None:
     environ, path = user_file(
         tmp_path,
@@ -101,7 +88,7 @@ def test_layers_apply_in_order_user_server_repository_flags(repo: GitRepo, tmp_p
         "[sync]\nkeep_local_rules = true\n",
     )
     write_sync_cache(
-        repo,
+        repo.path,
         environ,
         rules=[
             {"name": "AWS_CLIENT_ID", "kind": "builtin", "enabled": True},
@@ -130,14 +117,14 @@ def test_layers_apply_in_order_user_server_repository_flags(repo: GitRepo, tmp_p
 
 def test_offline_leaves_the_synced_layer_out(repo: GitRepo, tmp_path: Path) -> None:
     environ, _ = user_file(tmp_path, "disabled_rules = ['AWS_CLIENT_ID']\n")
-    write_sync_cache(repo, environ, rules=[{"name": "AWS_CLIENT_ID", "kind": "builtin"}])
+    write_sync_cache(repo.path, environ, rules=[{"name": "AWS_CLIENT_ID", "kind": "builtin"}])
     assert enabled(load_config(root=str(repo.path), environ=environ), "AWS_CLIENT_ID")
     offline = load_config(root=str(repo.path), environ=environ, offline=True)
     assert not enabled(offline, "AWS_CLIENT_ID")
 
 
 def test_reviewed_entries_come_from_the_cache_and_the_repository(repo: GitRepo) -> None:
-    write_sync_cache(repo, {}, reviewed=[{"digest": reviewed_digest("from-server", "5a17")}])
+    write_sync_cache(repo.path, {}, reviewed=[{"digest": reviewed_digest("from-server", "5a17")}])
     reviewed = with_record(new_file(), ReviewedRecord(digest="d" * 64, rule="AWS_CLIENT_ID"))
     repo.write(REVIEWED_FILE, render_reviewed(reviewed))
     config = load_config(root=str(repo.path), environ={})

@@ -27,6 +27,8 @@ class CommonOptions:
     color: str = "auto"
     quiet: bool = False
     offline: bool = False
+    #: Where the repository's files are read: None follows your file's ``config_from``.
+    config_from: str | None = None
     #: None: follow the configuration's ``deduplicate_exports``.
     deduplicate: bool | None = None
 
@@ -150,6 +152,15 @@ def _add_common_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--quiet", "-q", action="store_true", help="print only findings and errors")
     group.add_argument(
         "--offline", action="store_true", help="ignore the rules and reviewed lines synced"
+    )
+    group.add_argument(
+        "--config-from",
+        choices=("auto", "default-branch", "work-tree"),
+        help=(
+            "read .spillguard.toml and the reviewed file from the remote's default branch, "
+            "as the server does, or from the work tree (staged files in pre-commit); auto "
+            "(the default): the default branch for pre-push, and for all once synced"
+        ),
     )
     group.add_argument(
         "--deduplicate",

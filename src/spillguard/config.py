@@ -118,6 +118,12 @@ def check_repository_keys(table: Mapping[str, Any], source: str) -> None:
         raise ConfigError(
             f"{source}: {admin[0]} is an administrator setting; a repository file may not set it"
         )
+    own = sorted(schema.USER_ONLY & table.keys())
+    if own:
+        raise ConfigError(
+            f"{source}: {own[0]} belongs in your own configuration file, not in a "
+            "repository's (a repository must not choose what judges its own commits)"
+        )
     sync = sorted(schema.SYNC_USER_ONLY & table.get("sync", {}).keys())
     if sync:
         raise ConfigError(

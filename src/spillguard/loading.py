@@ -28,7 +28,13 @@ from spillguard.config import (
 from spillguard.errors import ConfigError
 from spillguard.reviewed import REVIEWED_FILE, entries, parse_reviewed
 from spillguard.rules import builtin_rules
-from spillguard.sync_cache import DEFAULT_MAX_AGE_HOURS, SyncedConfig, load_synced
+from spillguard.sync_cache import (
+    DEFAULT_MAX_AGE_HOURS,
+    SyncedConfig,
+    cache_path,
+    common_git_dir,
+    load_synced,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -123,19 +129,32 @@ def load_config(  # noqa: PLR0913 - keyword-only options of one call
     read_file: FileReader | None = None,
     reviewed: bool = True,
     offline: bool = False,
+    config_from: str | None = None,
+    pushing_to: str | None = None,
 ) -> Config:
     """The configuration of a local scan or client hook.
 
-    ``read_file`` reads the repository's files (``.spillguard.toml`` or
+    ``read_file`` reads the repository's local files (``.spillguard.toml`` or
     ``soteri-security.yml``, and ``.spillguard-reviewed.toml``); by default from
-    the work tree at ``root``; pre-commit passes the staged versions. ``reviewed``
-    False leaves the reviewed file out. ``offline`` ignores the rules and reviewed
-    lines synced from the server.
+    the work tree at ``root``; pre-commit passes the staged versions. Where they
+    are read from is ``config_source``'s choice: ``config_from`` (the command
+    line's, else your own file's ``config_from``), and ``pushing_to``, the remote a
+    pre-push hook pushes to (the server's way by default). ``reviewed`` False leaves
+    the reviewed file out. ``offline`` ignores the rules and reviewed lines synced
+    from the server.
     """
     env = os.environ if environ is None else environ
-    read = disk_reader(root) if read_file is None else read_file
     own = global_layers(config_path, env)
+    local = disk_reader(root) if read_file is None else read_file
+    read, where = _repository_reader(
+        local,
+        repo_dir=root or ".",
+        config_from=config_from or _own_setting(own, "config_from", "auto"),
+        pushing_to=pushing_to,
+        synced=not offline and _synced_repository(root or ".", env),
+    )
     repository, warnings = repository_layers(read)
+    warnings = (*where, *warnings)
     synced = SyncedConfig() if offline else _synced(root or ".", env, [*own, *repository])
     reviewed_entries = _reviewed_entries(read) if reviewed else ()
     try:
@@ -157,6 +176,31 @@ def load_config(  # noqa: PLR0913 - keyword-only options of one call
         )
         return _with_notices(config, (*warnings, f"warning: ignoring the sync cache: {error}"))
     return _with_notices(config, (*warnings, *synced.notices))
+
+
+def _synced_repository(root: str, environ: Mapping[str, str]) -> bool:
+    """Whether ``spillguard sync`` has run for the repository at ``root``."""
+    return common_git_dir(root, environ) is not None and cache_path(root, environ).is_file()
+
+
+def _own_setting(layers: list[Layer], key: str, default: str) -> str:
+    """A setting of your own (or the administrator's) file, read before the others load."""
+    value = default
+    for layer in layers:
+        value = layer.data.get(key, value)
+    return value
+
+
+def _repository_reader(
+    local: FileReader, *, repo_dir: str, config_from: str, pushing_to: str | None, synced: bool
+) -> tuple[FileReader, tuple[str, ...]]:
+    """The reader of the repository's files, and notes on where they come from."""
+    if config_from == "work-tree" or (config_from == "auto" and not synced and not pushing_to):
+        return local, ()
+    from spillguard.config_source import choose
+
+    choice = choose(local, repo_dir=repo_dir, remote=pushing_to)
+    return choice.read, choice.notices
 
 
 def _with_notices(config: Config, notices: tuple[str, ...]) -> Config:

@@ -41,6 +41,13 @@ TOP_LEVEL: dict[str, Key] = {
     "include_plaintext_in_exports": Key(bool, "true or false", False),
     "deduplicate_exports": Key(bool, "true or false", True),
     "require_review_reason": Key(bool, "true or false", False),
+    # Where clients read the repository's files (config_source); your own file only.
+    "config_from": Key(
+        str,
+        '"auto", "default-branch" or "work-tree"',
+        "auto",
+        ("auto", "default-branch", "work-tree"),
+    ),
     # Administrator policy; read from the administrator's file only.
     "repository_config": Key(bool, "true or false", False),
     "locked_rules": _STR_LIST,
@@ -113,6 +120,9 @@ SYNC: dict[str, Key] = {
     "keep_local_rules": Key(bool, "true or false", False),
 }
 
+
+#: Keys only your own file may set: a repository must not choose what judges its commits.
+USER_ONLY = frozenset({"config_from"})
 
 #: [sync] keys a repository file may not set: a cloned repository must not be able
 #: to send the developer's server credentials to a server of its choosing.

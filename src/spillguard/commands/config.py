@@ -109,6 +109,7 @@ def _load(options: ConfigCheckOptions, root: str, *, bare: bool) -> Config:
         config_path=options.config,
         include_allowlisted=options.include_allowlisted,
         offline=options.offline,
+        config_from="work-tree",  # it checks the files you are editing
     )
 
 

@@ -37,6 +37,7 @@ def run_hook_command(options: HookOptions) -> int:
             config_path=common.config,
             include_allowlisted=common.include_allowlisted,
             offline=common.offline,
+            config_from=common.config_from,
         )
     else:
         from spillguard.hooks.pre_push import ADVICE, run_pre_push
@@ -47,6 +48,7 @@ def run_hook_command(options: HookOptions) -> int:
             config_path=common.config,
             include_allowlisted=common.include_allowlisted,
             offline=common.offline,
+            config_from=common.config_from,
         )
     return report_hook(options, result, config, ADVICE)
 

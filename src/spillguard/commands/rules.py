@@ -103,7 +103,12 @@ def run_rules_command(options: RulesOptions) -> int:
 
     # Resolved, as config check does: a rule's source reads the same in both.
     root = str(Path(config_root(options.repo)).resolve())
-    config = load_config(root=root, config_path=common.config, offline=common.offline)
+    config = load_config(
+        root=root,
+        config_path=common.config,
+        offline=common.offline,
+        config_from=common.config_from,
+    )
     rules = config.ruleset.rules
     view = server_view(root, offline=common.offline)
     with open_output(common.output) as stream:

@@ -254,6 +254,7 @@ def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
         config_path=common.config,
         include_allowlisted=common.include_allowlisted,
         offline=common.offline,
+        config_from=common.config_from,
     )
     with open_output(common.output) as stream:
         report = report_options(common, config, stream, repository=_repository_name(options))

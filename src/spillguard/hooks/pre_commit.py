@@ -40,7 +40,11 @@ def staged_reader(staged_bytes: Callable[[str], bytes | None]) -> FileReader:
 
 
 def run_pre_commit(
-    *, config_path: str | None, include_allowlisted: bool, offline: bool = False
+    *,
+    config_path: str | None,
+    include_allowlisted: bool,
+    offline: bool = False,
+    config_from: str | None = None,
 ) -> tuple[ScanResult, Config]:
     # The git command line first: it spares the hook libgit2's import (most of its
     # start-up) and reports the same items; anything unusual takes the libgit2 path.
@@ -49,7 +53,10 @@ def run_pre_commit(
     staged = read_staged(CONFIGURATION_FILES)
     if staged is None:
         return _run_with_libgit2(
-            config_path=config_path, include_allowlisted=include_allowlisted, offline=offline
+            config_path=config_path,
+            include_allowlisted=include_allowlisted,
+            offline=offline,
+            config_from=config_from,
         )
     config = load_config(
         root=None,
@@ -57,13 +64,14 @@ def run_pre_commit(
         include_allowlisted=include_allowlisted,
         read_file=staged_reader(staged.texts.__getitem__),
         offline=offline,
+        config_from=config_from,
     )
     items = staged.items(max_size=config.max_file_size)
     return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config
 
 
 def _run_with_libgit2(
-    *, config_path: str | None, include_allowlisted: bool, offline: bool
+    *, config_path: str | None, include_allowlisted: bool, offline: bool, config_from: str | None
 ) -> tuple[ScanResult, Config]:
     from spillguard import git
     from spillguard.sources.staged import iter_staged, staged_text
@@ -75,6 +83,7 @@ def _run_with_libgit2(
         include_allowlisted=include_allowlisted,
         read_file=staged_reader(lambda name: staged_text(repo, name)),
         offline=offline,
+        config_from=config_from,
     )
     items = iter_staged(repo, max_size=config.max_file_size)
     return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config

@@ -174,13 +174,14 @@ def _bypassed(commit: str, message: str, config: Config, skipped: _Skipped) -> b
     return True
 
 
-def run_pre_push(
+def run_pre_push(  # noqa: PLR0913 - keyword-only options of one call
     *,
     remote: str | None,
     stdin: TextIO,
     config_path: str | None,
     include_allowlisted: bool,
     offline: bool = False,
+    config_from: str | None = None,
 ) -> tuple[ScanResult, Config]:
     environ = os.environ
     updates = framework_updates(environ)
@@ -204,6 +205,10 @@ def run_pre_push(
         config_path=config_path,
         include_allowlisted=include_allowlisted,
         offline=offline,
+        config_from=config_from,
+        # As the server judges the push: by the remote's default branch, not by the
+        # configuration the pushed commits carry.
+        pushing_to=remote or "origin",
     )
     # Filled while the scan runs: run_scan reads notices once the items are consumed.
     skipped = _Skipped(notices=list(config.notices))
