@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import time
+
+import pytest
 import regex
 
-from spillguard.engine import Scanner
+from spillguard.engine import OutOfTime, Scanner
 from spillguard.fingerprint import reviewed_digest
 from spillguard.models import MAX_LINE_LENGTH, Fragment, ReviewedEntry, Rule, RuleSet
 
@@ -205,3 +208,22 @@ def test_a_line_of_exactly_the_limit_is_whole_and_a_pragma_past_it_counts():
     assert scan(longer, rule("T", r"tok_[a-z]+")) == []
     (shown,) = scan(longer, rule("T", r"tok_[a-z]+"), include_allowlisted=True)
     assert (shown.truncated, shown.allowlisted) == (True, True)
+
+
+def test_the_deadline_bounds_a_rule_inside_a_line_and_keeps_what_was_found():
+    """A push's deadline is checked between lines and bounds each regular expression:
+    a line that would take a rule forever ends at the deadline, not at the rule's
+    own budget (no rule error), and the findings before it are kept."""
+    slow = rule("SLOW", r"((?:\p{Lu}\p{Ll})+)+$")
+    fine = rule("FINE", r"tok_[a-z]+")
+    scanner = Scanner(
+        RuleSet(rules=(fine, slow), rule_timeout=600), deadline=time.monotonic() + 0.3
+    )
+    text = "tok_first\n" + "Ab" * 5000 + "!\ntok_never\n"
+    with pytest.raises(OutOfTime) as stopped:
+        scanner.scan(Fragment(path="f", text=text))
+    assert [f.match_text for f in stopped.value.findings] == ["tok_first"]
+    assert scanner.errors == []
+    late = Scanner(RuleSet(rules=(fine,)), deadline=time.monotonic() - 1)
+    with pytest.raises(OutOfTime):
+        late.scan(Fragment(path="f", text="tok_abc\n"))

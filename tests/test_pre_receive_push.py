@@ -408,6 +408,45 @@ def test_exceeded_limit_follows_the_administrators_choice(
     assert (server.refs().get(f"refs/heads/{limit}-{accepted}") == tip) is accepted
 
 
+#: A custom rule the load-time probes pass (they cannot parse \p{..}) and that takes
+#: forever on SLOW_LINE: what a rule timeout or the push's deadline must stop.
+SLOW_RULE = "[custom_rules]\nSLOW = '((?:\\p{Lu}\\p{Ll})+)+$'\n"
+SLOW_LINE = "Ab" * 2000 + "!\n"
+
+
+@pytest.mark.parametrize("accepted", [False, True])
+def test_a_rule_timeout_during_a_push_ends_in_the_on_error_verdict(
+    server: Server, accepted: bool
+) -> None:
+    policy = 'on_error = "accept"\n' if accepted else ""
+    server.admin(f"max_rule_timeout = 0.5\n{policy}{SLOW_RULE}")
+    commit(server, "slow.txt", SLOW_LINE)
+    code, output = server.push(f"HEAD:refs/heads/rule-timeout-{accepted}")
+    assert (code == 0) is accepted, output
+    assert "rule error: SLOW: rule SLOW exceeded its time budget of 0.5 s" in output
+    verdict = "accepted UNCHECKED" if accepted else "rejected"
+    assert f"push {verdict} by policy (on_error = " in output
+    assert "part of the push could not be judged" in output
+    assert "no secrets found" not in output
+
+
+def test_the_time_budget_stops_judging_inside_a_file_and_a_finding_still_rejects(
+    server: Server,
+) -> None:
+    """The slow line would hold the rule for its own 20 s budget: the push's deadline
+    ends it (no rule error), and the secret found before still rejects the push."""
+    server.admin(f"time_budget = 5\n{SLOW_RULE}")
+    before = server.refs()
+    leak = commit(server, "k.env", f"A={aws_key('budget')}\n")
+    commit(server, "slow.txt", SLOW_LINE)
+    code, output = server.push("HEAD:refs/heads/budget-finding")
+    assert code == 1, output
+    assert f"{leak[:10]}  refs/heads/budget-finding  k.env:1  AWS_CLIENT_ID" in output
+    assert "push rejected: it adds secrets (and the time budget of 5 s ran out" in output
+    assert "rule error" not in output
+    assert server.refs() == before
+
+
 def test_repository_text_cannot_inject_terminal_escapes(server: Server) -> None:
     commit(server, "evil\x1b]0;owned\x07\x1b[2J.env", f"A={aws_key('escape')}\n")
     code, output = server.push("HEAD:refs/heads/escape")

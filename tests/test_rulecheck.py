@@ -6,9 +6,13 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
+import regex
 
 from spillguard.cli import main
+from spillguard.engine import compiled
+from spillguard.redos import attack_strings
 from spillguard.rulecheck import RuleValidationError, compile_custom
+from spillguard.rules import builtin_rules
 from testing.tokens import expand
 
 if TYPE_CHECKING:
@@ -63,11 +67,12 @@ def test_catastrophic_custom_rule_is_a_rule_error_and_the_scan_goes_on(
     tmp_path: Path, capsys
 ) -> None:
     config = tmp_path / "admin.toml"
-    # Slow only on a repeated two-character unit: past the load-time probes.
-    config.write_text("max_rule_timeout = 0.5\n[custom_rules]\nSLOW = '((ab)+)+$'\n")
+    # Slow on a repeated two-character unit of \p{..} classes, which the load-time
+    # probes cannot build: only the rule's time budget stops it.
+    config.write_text("max_rule_timeout = 0.5\n[custom_rules]\nSLOW = '((?:\\p{Lu}\\p{Ll})+)+$'\n")
     files = tmp_path / "src"
     files.mkdir()
-    (files / "a.txt").write_text("ab" * 25_000 + "!\n" + "ab" * 25_000 + "!\n")
+    (files / "a.txt").write_text("Ab" * 25_000 + "!\n" + "Ab" * 25_000 + "!\n")
     key = expand("AKIA{rand:A2:16}", "slow")
     (files / "b.txt").write_text(f"aws_key = {key}\n")
     code = main(["scan", "--files", str(files), "--config", str(config), "--format", "json"])
@@ -80,7 +85,19 @@ def test_catastrophic_custom_rule_is_a_rule_error_and_the_scan_goes_on(
 
 
 @pytest.mark.parametrize(
-    "pattern", [r"(a+)+$", r"(\w+)*@", r"(\d+\s?)+x", r"(\s*)*;", r"(a|aa)+$", r"(x|x)+y"]
+    "pattern",
+    [
+        r"(a+)+$",
+        r"(\w+)*@",
+        r"(\d+\s?)+x",
+        r"(\s*)*;",
+        r"(a|aa)+$",
+        r"(x|x)+y",
+        # overlapping alternatives under a quantifier, behind a prefix
+        r"tok_(ab|a|b)+$",
+        r"((ab)+)+$",
+        r"id_(?:[a-z]|[a-f0-9])+!",
+    ],
 )
 def test_catastrophic_custom_rule_is_refused_at_load_naming_it(
     tmp_path: Path, capsys, pattern: str
@@ -97,7 +114,36 @@ def test_catastrophic_custom_rule_is_refused_at_load_naming_it(
 
 
 @pytest.mark.parametrize(
-    "pattern", [r"itk_[A-Za-z0-9]{32}", r"password\s*=\s*\S{8,}", r"-----BEGIN [A-Z ]+-----"]
+    "pattern",
+    [
+        r"itk_[A-Za-z0-9]{32}",
+        r"password\s*=\s*\S{8,}",
+        r"-----BEGIN [A-Z ]+-----",
+        r"tok_(?:ab|cd)+$",  # alternatives that cannot match the same text
+        r"(?:[a-z]+\.)+[a-z]{2,}:[0-9]{4,}",
+        r'"(?:[^"\\]|\\.)*"\s*:\s*"sk_[a-z0-9]{20}"',
+        r"(?i)(?:api|secret)[_-]?key\s*[:=]\s*['\"]?[A-Za-z0-9]{16,}",
+        r"\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b",
+    ],
 )
 def test_ordinary_custom_rules_pass_the_backtracking_probe(pattern: str) -> None:
     assert compile_custom("MY_RULE", pattern) is not None
+
+
+def test_every_built_in_rule_survives_the_attack_strings() -> None:
+    """The probes refuse what backtracks; none of the built-in rules does."""
+    slow = [
+        rule.name
+        for rule in builtin_rules()
+        for attack in attack_strings(compiled(rule).pattern)
+        if not finishes(compiled(rule), attack)
+    ]
+    assert slow == []
+
+
+def finishes(pattern: regex.Pattern[str], text: str) -> bool:
+    try:
+        pattern.search(text, timeout=5)
+    except TimeoutError:
+        return False
+    return True

@@ -12,6 +12,7 @@ import bisect
 import dataclasses
 import functools
 import itertools
+import time
 from typing import TYPE_CHECKING
 
 import regex
@@ -58,6 +59,17 @@ def compiled(rule: Rule) -> regex.Pattern[str]:
     return rule.pattern if rule.pattern is not None else _compile(rule.regexp, rule.flags)
 
 
+class OutOfTime(Exception):  # noqa: N818 - a verdict, not an error
+    """The scanner's deadline passed: what was found so far stands, the rest is unjudged.
+
+    ``findings``: those of the fragment being judged, up to the line it stopped at.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("the deadline passed")
+        self.findings: list[Finding] = []
+
+
 class Scanner:
     """Applies one RuleSet to fragments and remembers rule errors across them.
 
@@ -65,8 +77,11 @@ class Scanner:
     this scan, so one catastrophic custom rule costs one budget, not one per line.
     """
 
-    def __init__(self, ruleset: RuleSet) -> None:
+    def __init__(self, ruleset: RuleSet, *, deadline: float | None = None) -> None:
+        """``deadline`` (``time.monotonic()``): past it, judging stops with OutOfTime,
+        between lines and inside a regular expression alike (a push's time budget)."""
         self.ruleset = ruleset
+        self.deadline = deadline
         self.rules = tuple(rule for rule in ruleset.rules if rule.enabled)
         self.errors: list[RuleError] = []
         self._broken: set[str] = set()
@@ -191,11 +206,19 @@ class Scanner:
         exempt = self._path_exempt(fragment.path)
         # Compared once here, not per line: equal sets of 288 names compare name by name.
         everything = exempt is self._all_names or exempt == self._all_names
-        findings = []
+        findings: list[Finding] = []
+        deadline = self.deadline
         for line_index, rule_indexes in self._candidates(fragment.text, fragment.path):
-            finding = self._judge_exempt_first(
-                fragment, line_index, rule_indexes, exempt, everything=everything
-            )
+            try:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise OutOfTime  # noqa: TRY301 - the same handling as the regex's
+                finding = self._judge_exempt_first(
+                    fragment, line_index, rule_indexes, exempt, everything=everything
+                )
+            except OutOfTime as stop:
+                self._reviewed_seen.clear()
+                stop.findings = findings
+                raise
             if finding is None:
                 continue
             if finding.rule not in exempt or finding.allowlisted:
@@ -393,14 +416,17 @@ class Scanner:
         if pattern is None:
             pattern = self._patterns[index] = compiled(rule)
         end = len(line.text)
+        timeout, by_deadline = self._timeout()
         try:
-            for match in pattern.finditer(subject, start, timeout=self.ruleset.rule_timeout):
+            for match in pattern.finditer(subject, start, timeout=timeout):
                 if match.start() >= end:
                     return
                 if match.end() > end or not self._acceptable(rule, match):
                     continue
                 yield match
         except TimeoutError:
+            if by_deadline:
+                raise OutOfTime from None
             self._broken.add(rule.name)
             self.errors.append(
                 RuleError(
@@ -412,6 +438,17 @@ class Scanner:
                     ),
                 )
             )
+
+    def _timeout(self) -> tuple[float, bool]:
+        """A rule's time for one line: its budget, or what is left before the deadline
+        when that is less (True: the deadline bounds it)."""
+        budget = self.ruleset.rule_timeout
+        if self.deadline is None:
+            return budget, False
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise OutOfTime
+        return (left, True) if left < budget else (budget, False)
 
     def _acceptable(self, rule: Rule, match: regex.Match[str]) -> bool:
         """Filters that turn a regex match into no match (placeholders, low entropy...)."""

@@ -202,6 +202,8 @@ class ScanResult:
     silenced: Silenced = Silenced()
     #: Commits a hook did not scan because their message holds a bypass token.
     bypassed: tuple[str, ...] = ()
+    #: The time budget ran out before everything was judged (a push's deadline).
+    out_of_time: bool = False
 
 
 class RefUpdate(NamedTuple):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spillguard.javaregex import JavaRegexError, compile_java
+from spillguard.redos import attack_strings
 
 if TYPE_CHECKING:
     import regex
@@ -71,7 +72,8 @@ def compile_custom(name: str, pattern: str) -> regex.Pattern[str]:
     except TimeoutError:
         raise RuleValidationError(
             f"custom rule {name}: regexp backtracks catastrophically (nested "
-            "quantifiers such as (a+)+ take exponential time on a long line)"
+            "quantifiers such as (a+)+, or alternatives that can match the same text "
+            "under a quantifier such as (ab|a|b)+, take exponential time on a long line)"
         ) from None
     return compiled
 
@@ -97,3 +99,7 @@ def _check_matches(name: str, compiled: regex.Pattern[str]) -> None:
         # A control character no regexp expects makes the match fail after the run;
         # the regexp's own characters after it defeat its required-literal shortcut.
         compiled.search(character * _RUN_LENGTH + "\x01" + named, timeout=_PROBE_TIMEOUT)
+    # Runs of one character miss what needs a prefix or a pumped sequence
+    # (tok_(ab|a|b)+$): strings built from the pattern's own repeats reach them.
+    for attack in attack_strings(compiled.pattern):
+        compiled.search(attack + named, timeout=_PROBE_TIMEOUT)

@@ -6,7 +6,7 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING
 
-from spillguard.engine import SILENCED_BY, Scanner
+from spillguard.engine import SILENCED_BY, OutOfTime, Scanner
 from spillguard.models import (
     Finding,
     Fragment,
@@ -75,6 +75,9 @@ class Tally:
                     self.skipped.append(item)
                 else:
                     self.commits.add(item.commit)
+        except OutOfTime:
+            self._add_silenced(scanner.silenced, before)
+            raise
         except Exception:
             # The source failed (an unreadable object): what it gave still counts.
             self._judge_batch(batch, scanner, on_finding)
@@ -101,12 +104,21 @@ class Tally:
         )
         for fragment, scan in zip(batch, worth, strict=True):
             self._count(fragment)
-            if scan or scanner.triggered_by_path(fragment.path):
+            if not scan and not scanner.triggered_by_path(fragment.path):
+                continue
+            try:
                 found = scanner.scan(fragment)
-                self.findings.extend(found)
-                if on_finding is not None:
-                    for finding in found:
-                        on_finding(finding)
+            except OutOfTime as stop:
+                # What the fragment gave before the deadline still counts (and blocks).
+                self._found(stop.findings, on_finding)
+                raise
+            self._found(found, on_finding)
+
+    def _found(self, found: list[Finding], on_finding: Callable[[Finding], None] | None) -> None:
+        self.findings.extend(found)
+        if on_finding is not None:
+            for finding in found:
+                on_finding(finding)
 
     def _count(self, fragment: Fragment) -> None:
         self.files.add(fragment.path)
@@ -154,12 +166,19 @@ def run_scan(  # noqa: PLR0913 - keyword-only knobs of one scan
     notices: Iterable[str] = (),
     scope: ScanScope = "commits",
     stream: bool = False,
+    deadline: float | None = None,
 ) -> ScanResult:
     """Judge every fragment; ``on_finding`` sees the findings as they are found, each at
-    once with ``stream``, else a batch of fragments at a time."""
+    once with ``stream``, else a batch of fragments at a time. Past ``deadline``
+    (``time.monotonic()``) judging stops, and the result says it ran out of time."""
     started = time.monotonic()
-    scanner = Scanner(ruleset)
+    scanner = Scanner(ruleset, deadline=deadline)
     tally = Tally()
-    tally.judge(items, scanner, on_finding, stream=stream)
+    out_of_time = False
+    try:
+        tally.judge(items, scanner, on_finding, stream=stream)
+    except OutOfTime:
+        out_of_time = True
     tally.errors = scanner.errors
-    return tally.result(started=started, notices=notices, scope=scope)
+    result = tally.result(started=started, notices=notices, scope=scope)
+    return dataclasses.replace(result, out_of_time=out_of_time) if out_of_time else result

@@ -109,6 +109,7 @@ def scan_push(
             _items(repo, received, config, progress),
             config.ruleset,
             on_finding=progress.findings.append,
+            deadline=deadline,
         )
     except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
         return _failed(error, progress, refs, config)
@@ -224,7 +225,10 @@ def scan_push_cli(
             iter_tagged_objects(git_dir, updates, max_size=config.max_file_size),
         )
         result = run_scan(
-            _until_deadline(items, progress), config.ruleset, on_finding=progress.findings.append
+            _until_deadline(items, progress),
+            config.ruleset,
+            on_finding=progress.findings.append,
+            deadline=deadline,
         )
     except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
         return _failed(error, progress, refs, config)
@@ -267,9 +271,9 @@ def _incomplete(
             f"the push brings more than {config.max_commits} new commits (the cap); "
             f"{over_cap} were not scanned"
         )
-    if progress.out_of_time:
+    if progress.out_of_time or result.out_of_time:
         return (
-            f"the time budget of {config.time_budget:g} s ran out before every commit was scanned"
+            f"the time budget of {config.time_budget:g} s ran out before the whole push was judged"
         )
     if result.errors or any(skip.failed for skip in result.skipped):
         return "part of the push could not be judged"
@@ -302,7 +306,8 @@ def verdict(scan: PushScan, config: Config) -> Verdict:
     """
     findings = scan.result.findings
     if config.hook_mode == "block" and any(is_blocking(finding) for finding in findings):
-        return Verdict(code=ExitCode.FINDINGS, message="push rejected: it adds secrets")
+        also = f" (and {scan.incomplete})" if scan.incomplete is not None else ""
+        return Verdict(code=ExitCode.FINDINGS, message=f"push rejected: it adds secrets{also}")
     bypassed = len(scan.result.bypassed)
     skipped = f"; {not_scanned(bypassed)}" if bypassed else ""
     if scan.incomplete is not None:
