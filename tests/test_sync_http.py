@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from spillguard.cli import main
 from spillguard.errors import SyncError, UsageError
 from spillguard.sync.auth import find_credentials
 from spillguard.sync.http import Call, ClientSettings, request
@@ -20,6 +21,8 @@ from testing.tokens import expand
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from testing.gitrepo import GitRepo
 
 PASSWORD = expand("pw-{rand:Aa0:24}", "http-password")
 RULES = Call(method="GET", path="/rest/security/1.0/rules")
@@ -189,3 +192,73 @@ def test_a_locked_keyring_is_no_credentials(keyring_store, tmp_path) -> None:
     keyring_store[("spillguard:h", None)] = ("locked",)
     with pytest.raises(UsageError, match="no credentials for h"):
         find_credentials("h", bearer=False, environ={"NETRC": str(tmp_path / "absent")})
+
+
+#: A password with two spaces in a row: collapsing blank space first would turn it
+#: into one that scrubbing no longer finds.
+SPACED = expand("pw{rand:Aa0:10}  {rand:Aa0:10}", "spaced-password")
+
+
+def fragments(secret: str, size: int = 6) -> set[str]:
+    """Every run of ``size`` characters of ``secret``: none may reach the user."""
+    return {secret[start : start + size] for start in range(len(secret) - size + 1)}
+
+
+def echoes(token: str) -> Iterator[tuple[str, Answer]]:
+    """Bodies that give the credentials back, near where messages are cut: a proxy's
+    page echoing the request's Authorization header, the app's error body quoting the
+    password, and a redirect to a URL holding it."""
+    for pad in range(60, 130, 7):  # the 120-character excerpt is cut inside the header
+        page = f"<html><h1>Bad Gateway</h1><p>{'x' * pad} Authorization: Basic {token}</p>"
+        yield f"proxy page {pad}", Answer(500, page.encode(), {"Content-Type": "text/html"})
+    for pad in range(360, 420, 9):  # the 400-character detail is cut inside the password
+        body = Answer.error(400, "Bad credentials", f"{'y' * pad} you sent {SPACED} twice")
+        yield f"error body {pad}", body
+    yield "app page", Answer(400, f"<p>password:&nbsp;{SPACED}</p>".encode())
+    location = f"https://sso.example/login?u=ada&p={SPACED}&{'z' * 60}"
+    yield "redirect", Answer(302, b"", {"Location": location})
+
+
+def test_credentials_are_scrubbed_before_any_message_is_collapsed_or_cut(app: FakeApp) -> None:
+    app.password = SPACED
+    credentials = find_credentials(
+        "127.0.0.1",
+        bearer=False,
+        environ={"SPILLGUARD_USERNAME": "ada", "SPILLGUARD_PASSWORD": SPACED},
+    )
+    token = base64.b64encode(f"ada:{SPACED}".encode()).decode()
+    secret_parts = fragments(SPACED) | fragments(" ".join(SPACED.split())) | fragments(token)
+    with serve(app) as url:
+        client = ClientSettings(
+            server=url,
+            authorization=credentials.authorization,
+            secrets=credentials.secrets,
+            max_tries=1,
+        )
+        for name, answer in echoes(token):
+            app.then(RULES.path, answer)
+            with pytest.raises(SyncError) as caught:
+                request(client, RULES)
+            shown = str(caught.value)
+            assert not {part for part in secret_parts if part in shown}, (name, shown)
+            assert "HTTP " in shown, (name, shown)
+
+
+def test_sync_prints_no_part_of_the_credentials(
+    work: GitRepo,
+    app: FakeApp,
+    url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same answers, through ``spillguard sync`` to its one line on stderr."""
+    app.password = SPACED
+    monkeypatch.setenv("SPILLGUARD_PASSWORD", SPACED)
+    token = base64.b64encode(f"ada:{SPACED}".encode()).decode()
+    secret_parts = fragments(SPACED) | fragments(" ".join(SPACED.split())) | fragments(token)
+    for name, answer in echoes(token):
+        app.then(RULES.path, answer)
+        assert main(["sync", "--server", url, "--project", "PRJ", "--repo", "app"]) == 3, name
+        err = capsys.readouterr().err
+        assert err.startswith("spillguard: error: GET /rest/security/1.0/rules: HTTP "), err
+        assert not {part for part in secret_parts if part in err}, (name, err)

@@ -34,7 +34,7 @@ from spillguard.sync.rules import (
 from spillguard.sync.variants import Variant, expand
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
 #: CSV or zip preferred; anything else is still read (the documents name no media type for
 #: the reviewed exports, and a strict server answers 406 to an Accept it cannot meet).
@@ -76,7 +76,9 @@ class Fetched:
     notices: tuple[str, ...]
 
 
-def json_answer(response: Response, call: Call) -> Any:
+def json_answer(response: Response, call: Call, secrets: Sequence[str] = ()) -> Any:
+    """The answer's JSON; an answer that is not (a proxy's page) is an error showing its
+    start, with ``secrets`` (the credentials sent) scrubbed from it."""
     import json
 
     try:
@@ -84,7 +86,7 @@ def json_answer(response: Response, call: Call) -> Any:
     except (UnicodeDecodeError, ValueError):
         raise SyncError(
             f"{call.where}: the answer is not JSON ({response.content_type}): "
-            f"{excerpt(response.body)}"
+            f"{excerpt(response.body, secrets)}"
         ) from None
 
 
@@ -103,7 +105,9 @@ class _Fetcher:
 
     def get_json(self, path: str, permission: str) -> Any:
         call = Call(method="GET", path=path, permission=permission)
-        return json_answer(request(self.settings, call, sleep=self.sleep), call)
+        return json_answer(
+            request(self.settings, call, sleep=self.sleep), call, self.settings.secrets
+        )
 
     def get_list(self, path: str, permission: str, what: str) -> list[Any]:
         """Every item of a list answer, following a paged envelope to its last page."""

@@ -1,7 +1,9 @@
 """A failed HTTP answer as one readable line: the app's error body, or a short excerpt.
 
-Everything here comes from the network, so it is stripped of control characters,
-shortened, and scrubbed of the credentials before anyone sees it.
+Everything here comes from the network, so it is scrubbed of the credentials
+first, then collapsed, shortened and stripped of control characters. Scrubbing
+after shortening would let a password with two spaces (collapsed to one) or one
+cut in half at the limit through, partly or whole.
 """
 
 from __future__ import annotations
@@ -19,14 +21,25 @@ EXCERPT_CHARS = 120
 DETAIL_CHARS = 400
 _TAG = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
+#: An Authorization header a proxy echoes back (in a page, a JSON body or a header
+#: dump): its value is hidden even when it is not the credential this client sent.
+_AUTHORIZATION = re.compile(
+    r"""\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)"""
+    r"""(?:(?:basic|bearer|token|digest|negotiate)\s+)?[^\s"'<>,;&]+""",
+    re.IGNORECASE,
+)
 
 
 def scrub(text: str, secrets: Sequence[str]) -> str:
     """``text`` with every credential replaced and every control character made visible."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "****")
-    return clean(text)
+    return clean(_without_credentials(text, secrets))
+
+
+def _without_credentials(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with each secret (longest first) and each Authorization value replaced."""
+    for secret in sorted(filter(None, secrets), key=len, reverse=True):
+        text = text.replace(secret, "****")
+    return _AUTHORIZATION.sub(r"\1\2****", text)
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -73,10 +86,14 @@ def error_body_detail(body: bytes) -> str | None:
     return "; ".join(str(part) for part in parts)
 
 
-def excerpt(body: bytes) -> str:
-    """The start of a body that is not the app's error shape, tags and blank space removed."""
-    text = _TAG.sub(" ", body[: 16 * 1024].decode("utf-8", "replace"))
-    return _shorten(text, EXCERPT_CHARS)
+def excerpt(body: bytes, secrets: Sequence[str] = ()) -> str:
+    """The start of a body that is not the app's error shape, credentials, tags and
+    blank space removed (the credentials before, and again once entities are read)."""
+    import html
+
+    text = _without_credentials(body[: 16 * 1024].decode("utf-8", "replace"), secrets)
+    text = html.unescape(_TAG.sub(" ", text))
+    return _shorten(_without_credentials(text, secrets), EXCERPT_CHARS)
 
 
 def describe_http_error(  # noqa: PLR0913 - every part of the message is a keyword
@@ -94,8 +111,10 @@ def describe_http_error(  # noqa: PLR0913 - every part of the message is a keywo
     """One line for a non-2xx answer, saying what to do where the status says it."""
     detail = error_body_detail(body)
     if detail is None:
-        shown = excerpt(body)
+        shown = excerpt(body, secrets)
         detail = f"(no error body) {shown}" if shown else "(no error body)"
+    else:  # JSON escapes are read by now: a credential shows as sent
+        detail = _without_credentials(detail, secrets)
     message = f"{where}: HTTP {status} {reason}: {_shorten(detail, DETAIL_CHARS)}"
     if status == 401:
         message += f"; the credentials were refused: {auth_hint}"
@@ -104,5 +123,6 @@ def describe_http_error(  # noqa: PLR0913 - every part of the message is a keywo
         if xsrf_header:
             message += f" (or the server refuses remote calls despite the {xsrf_header} header)"
     elif 300 <= status < 400 and location:
-        message += f"; redirected to {_shorten(location, 80)} (check the server URL)"
+        shown = _shorten(_without_credentials(location, secrets), 80)
+        message += f"; redirected to {shown} (check the server URL)"
     return scrub(message, secrets)

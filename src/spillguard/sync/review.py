@@ -68,7 +68,8 @@ def _live_rules(chosen: Target, sleep: Callable[[float], None]) -> dict[str, Any
     path = expand(chosen.variant.rules, chosen.scope)
     call = Call(method="GET", path=path, permission=chosen.variant.rules_permission)
     try:
-        items = items_of(json_answer(request(chosen.client, call, sleep=sleep), call), "rule list")
+        answer = request(chosen.client, call, sleep=sleep)
+        items = items_of(json_answer(answer, call, chosen.client.secrets), "rule list")
     except SyncError:
         return None  # the name is sent as given
     named = [item for item in items if isinstance(item, dict) and isinstance(item.get("name"), str)]
