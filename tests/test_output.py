@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -105,3 +107,41 @@ def test_directory_and_unwritable_targets_are_one_line_errors(
     assert errors[0] == f"spillguard: error: --output {tmp_path}: is a directory"
     assert errors[1].startswith(f"spillguard: error: --output {missing}: cannot write")
     assert not missing.parent.exists()
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_killed_scan_leaves_no_temporary_report(tmp_path: Path, signal_number: int) -> None:
+    """A real scan, held by a slow rule while its report is being written, is killed:
+    the temporary file, readable by its owner only until then, is gone."""
+    config = tmp_path / "admin.toml"
+    config.write_text("[custom_rules]\nSLOW = '((?:\\p{Lu}\\p{Ll})+)+$'\n")  # 20 s a line
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "slow.txt").write_text("Ab" * 2000 + "!\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = [sys.executable, "-m", "spillguard", "scan", "--files", str(source)]
+    argv += ["--config", str(config), "--format", "jsonl", "--output", str(out / "r.jsonl")]
+    scan = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    try:
+        temporary = wait_for_one_file(out, scan)
+        assert temporary.name.startswith(".r.jsonl.")
+        assert stat.S_IMODE(temporary.stat().st_mode) == 0o600
+        scan.send_signal(signal_number)
+        _, err = scan.communicate(timeout=60)
+    finally:
+        scan.kill()
+    assert scan.returncode != 0
+    assert list(out.iterdir()) == []
+    assert "Traceback" not in err
+
+
+def wait_for_one_file(folder: Path, process: subprocess.Popen[str]) -> Path:
+    """The first file to appear in ``folder`` while ``process`` runs."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        found = list(folder.iterdir())
+        if found:
+            return found[0]
+        time.sleep(0.02)
+    raise AssertionError("the scan wrote no temporary file")

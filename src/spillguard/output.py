@@ -49,21 +49,52 @@ def open_output(target: str | None) -> Iterator[TextIO]:
 
 @contextlib.contextmanager
 def _atomic(path: Path, target: str) -> Iterator[TextIO]:
-    directory = path.parent if str(path.parent) else Path()
-    try:
-        import tempfile  # only when writing a file: hooks write to stderr
+    """A temporary file beside ``path``, renamed over it once complete.
 
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    except OSError as error:
-        raise UsageError(f"--output {target}: cannot write: {error.strerror}") from None
+    It is readable by its owner only until then (a report holds paths, lines and,
+    with ``--include-plaintext``, secrets), and removed on any exit but success:
+    an error, Ctrl-C, or SIGTERM/SIGHUP, which are turned into an exit that unwinds.
+    """
+    directory = path.parent if str(path.parent) else Path()
+    with _terminations_unwind():
+        try:
+            import tempfile  # only when writing a file: hooks write to stderr
+
+            handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
+        except OSError as error:
+            raise UsageError(f"--output {target}: cannot write: {error.strerror}") from None
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+                yield stream
+            # mkstemp's 0600 until complete; then what `>` would give, or the old mode.
+            Path(temporary).chmod(_mode_for(path))
+            Path(temporary).replace(path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+@contextlib.contextmanager
+def _terminations_unwind() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise SystemExit (128 + the signal) instead of killing the
+    process outright, so that ``finally`` blocks run; the old handlers come back after."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    numbers = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {number: signal.signal(number, _exit_on_signal) for number in numbers}
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            os.fchmod(handle, _mode_for(path))  # mkstemp's 0600 is not what `>` would give
-            yield stream
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _exit_on_signal(number: int, _frame: object) -> None:
+    raise SystemExit(128 + number)
 
 
 def _mode_for(path: Path) -> int:

@@ -140,8 +140,10 @@ def _worker_scanner(job: _Job) -> Scanner:
 
 
 def _ignore_interrupts() -> None:
-    # Ctrl-C reaches the whole process group; the parent alone reports it.
+    # Ctrl-C reaches the whole process group; the parent alone reports it. SIGTERM
+    # (the pool's own way to stop a worker) kills at once, whatever the parent set.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @contextmanager
