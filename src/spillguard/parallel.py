@@ -28,13 +28,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from spillguard import git
 from spillguard.engine import Scanner
-from spillguard.progress import NullProgress
+from spillguard.models import CommitWalked, Fragment, Skipped
+from spillguard.progress import REDRAW_INTERVAL, NullProgress
 from spillguard.scanning import Tally
 from spillguard.sources.files import read_files
 from spillguard.sources.gitdiff import iter_commit_chunk
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
+    from multiprocessing.sharedctypes import Synchronized
 
     import pygit2
 
@@ -68,6 +70,8 @@ class _Job:
     ruleset: RuleSet
     #: A chunk of the work (commit ids, listed files) to the items to judge.
     items: Callable[[Sequence[Any]], Source]
+    #: The items that each stand for one unit of the work done (a commit, a file).
+    done_items: tuple[type, ...] = (CommitWalked,)
 
 
 #: The job of this scan, set in the parent before forking, so workers inherit it
@@ -114,8 +118,64 @@ def _commit_items(repo_path: str, max_size: int, commits: Sequence[str]) -> Sour
 
 def _judge_chunk(job: _Job, part: Sequence[Any], scanner: Scanner) -> Tally:
     tally = Tally()
-    tally.judge(job.items(part), scanner)
+    items = job.items(part)
+    tally.judge(items if _done is None else _counted(items, job.done_items, _done), scanner)
     return tally
+
+
+#: Units of work done, shared with the forked workers, while a progress bar shows it.
+_done: Synchronized[int] | None = None
+#: Units counted before the shared count is updated: one lock per few commits.
+_COUNT_BATCH = 16
+
+
+def _counted(items: Source, done_items: tuple[type, ...], done: Synchronized[int]) -> Source:
+    """``items``, adding each finished unit of work to the shared count as it passes."""
+    pending = 0
+    for item in items:
+        if isinstance(item, done_items):
+            pending += 1
+            if pending == _COUNT_BATCH:
+                with done.get_lock():
+                    done.value += pending
+                pending = 0
+        yield item
+    with done.get_lock():
+        done.value += pending
+
+
+@contextmanager
+def _shown(progress: Progress, total: int, noun: str) -> Iterator[Callable[[], None]]:
+    """Show the progress of the work, counted in ``_done`` by whoever judges it; yields
+    what starts the thread that reads the count (started once the workers are forked:
+    a fork beside a thread can deadlock)."""
+    global _done  # noqa: PLW0603 - shared with the forked workers, see _done
+    if isinstance(progress, NullProgress):
+        yield lambda: None
+        return
+    import multiprocessing
+
+    _done = multiprocessing.get_context("fork").Value("q", 0)
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(REDRAW_INTERVAL):
+            progress.update(_done.value if _done is not None else 0)
+
+    reader = threading.Thread(target=poll, daemon=True)
+
+    def start() -> None:
+        progress.start(total, noun)
+        reader.start()
+
+    try:
+        yield start
+    finally:
+        stop.set()
+        if reader.is_alive():
+            reader.join()
+            progress.finish()
+        _done = None
 
 
 def _worker(part: Sequence[Any]) -> Tally:
@@ -204,12 +264,14 @@ def scan_listed(  # noqa: PLR0913 - keyword-only knobs of one scan
     jobs: int,
     on_finding: Callable[[Finding], None] | None = None,
     notices: Iterable[str] = (),
+    progress: Progress | None = None,
 ) -> ScanResult:
     """Judge listed files (``file_items`` or ``tree_items`` reads a chunk of them) on
     ``jobs`` processes; same result as one."""
     started = time.monotonic()
-    job = _Job(ruleset=ruleset, items=items)
-    total = _judge_parts(job, work, jobs, on_finding=on_finding, shown=NullProgress(), noun="files")
+    job = _Job(ruleset=ruleset, items=items, done_items=(Fragment, Skipped))
+    shown = progress or NullProgress()
+    total = _judge_parts(job, work, jobs, on_finding=on_finding, shown=shown, noun="files")
     return total.result(started=started, notices=notices, scope="files")
 
 
@@ -242,20 +304,16 @@ def _judge_parts(  # noqa: PLR0913 - the parts of one scan, each from its own pl
     jobs = worker_count(jobs, len(parts))
     scanner = Scanner(job.ruleset)
     total = Tally()
-    shown.start(len(work), noun)
-    try:
-        with _results(job, parts, jobs) as results:
-            for part_work in parts:
-                part = None if scanner.errors else next(results, None)
-                if part is None:  # one process, or a rule broke in an earlier chunk
-                    part = _judge_chunk(job, part_work, scanner)
-                else:
-                    scanner.note_errors(part.errors)
-                    part.errors = []
-                total.add(part, on_finding)
-                shown.advance(len(part_work))
-    finally:
-        shown.finish()
+    with _shown(shown, len(work), noun) as start_reading, _results(job, parts, jobs) as results:
+        start_reading()
+        for part_work in parts:
+            part = None if scanner.errors else next(results, None)
+            if part is None:  # one process, or a rule broke in an earlier chunk
+                part = _judge_chunk(job, part_work, scanner)
+            else:
+                scanner.note_errors(part.errors)
+                part.errors = []
+            total.add(part, on_finding)
     total.errors = scanner.errors
     return total
 

@@ -1,33 +1,31 @@
-"""Progress of a long scan on stderr: commits done of total and throughput.
+"""Progress of a long scan on stderr: a bar with the count, the rate and the time left.
 
 Only a terminal gets it (a CI log or a pipe gets nothing), and never with
-``--quiet``. It is plain text redrawn with a carriage return: no rich, no colour,
-so a hook pays nothing to import it.
+``--quiet``. rich draws it, imported only when a bar is shown, so a hook pays
+nothing for it. The scan reports how much is done (``update``) from a thread that
+reads the workers' shared count, so the bar moves commit by commit, not only when
+a chunk of thousands of commits comes back.
 """
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from spillguard.output import is_terminal
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import TextIO
 
-#: Seconds between two redraws: often enough to look alive, rarely enough to cost nothing.
+#: Seconds between two looks at the workers' count (and rich's redraws).
 REDRAW_INTERVAL = 0.1
-#: ESC [ K: erase to the end of the line, so a shorter redraw leaves no tail behind.
-_ERASE_LINE = "\x1b[K"
 
 
 class Progress(Protocol):
-    """Told how much there is, then each step, then that it is over."""
+    """Told how much there is, then how much is done, then that it is over."""
 
-    def start(self, total: int | None, unit: str) -> None: ...
+    def start(self, total: int, unit: str) -> None: ...
 
-    def advance(self, steps: int = 1) -> None: ...
+    def update(self, done: int) -> None: ...
 
     def finish(self) -> None: ...
 
@@ -35,10 +33,10 @@ class Progress(Protocol):
 class NullProgress:
     """Progress that shows nothing: not a terminal, or --quiet."""
 
-    def start(self, total: int | None, unit: str) -> None:
+    def start(self, total: int, unit: str) -> None:
         pass
 
-    def advance(self, steps: int = 1) -> None:
+    def update(self, done: int) -> None:
         pass
 
     def finish(self) -> None:
@@ -46,45 +44,63 @@ class NullProgress:
 
 
 class TerminalProgress:
-    """One line on a terminal, redrawn in place: ``120/3400 commits  85.2 commits/s``."""
+    """``commits ━━━━━━╸━━━━━  1200/6729  85 commits/s  0:00:14  ETA 0:01:05``."""
 
-    def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
-        self._clock = clock
-        self._total: int | None = None
-        self._unit = ""
-        self._done = 0
-        self._started = 0.0
-        self._drawn = 0.0
+        self._bar: Any = None
+        self._task: Any = None
+        self._total = 0
 
-    def start(self, total: int | None, unit: str) -> None:
-        self._total, self._unit, self._done = total, unit, 0
-        self._started = self._clock()
-        self._drawn = self._started
-        self._draw()
+    def start(self, total: int, unit: str) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
-    def advance(self, steps: int = 1) -> None:
-        self._done += steps
-        now = self._clock()
-        if now - self._drawn >= REDRAW_INTERVAL:
-            self._drawn = now
-            self._draw()
+        console = Console(file=self._stream, highlight=False)
+        self._total = total
+        self._bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            # Redrawn by update(), from the scan's one reader thread: rich's own
+            # refresh thread would exist when the workers are forked.
+            auto_refresh=False,
+        )
+        self._task = self._bar.add_task(unit, total=total, rate=f"- {unit}/s")
+        self._unit = unit
+        self._bar.start()
+
+    def update(self, done: int) -> None:
+        if self._bar is None:
+            return
+        self._bar.update(self._task, completed=done)
+        speed = self._bar.tasks[0].speed
+        if speed is not None:
+            self._bar.update(self._task, rate=f"{speed:,.0f} {self._unit}/s")
+        self._bar.refresh()
 
     def finish(self) -> None:
-        self._draw()  # the final count and rate stay on screen above the summary
-        self._stream.write("\n")
-        self._stream.flush()
-
-    def _draw(self) -> None:
-        elapsed = self._clock() - self._started
-        rate = self._done / elapsed if elapsed > 0 else 0.0
-        done = f"{self._done}/{self._total}" if self._total is not None else f"{self._done}"
-        self._stream.write(f"\r{done} {self._unit}  {rate:.1f} {self._unit}/s{_ERASE_LINE}")
-        self._stream.flush()
+        if self._bar is None:
+            return
+        self.update(self._total)  # the final count and rate stay on screen above the summary
+        self._bar.stop()
+        self._bar = None
 
 
 def progress_for(stream: TextIO, *, quiet: bool) -> Progress:
-    """A terminal progress line on ``stream`` when it is a TTY and not ``quiet``; else nothing."""
+    """A progress bar on ``stream`` when it is a TTY and not ``quiet``; else nothing."""
     if quiet or not is_terminal(stream):
         return NullProgress()
     return TerminalProgress(stream)

@@ -105,7 +105,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
 
     source = _source(options, config)
     if options.files:
-        return _scan_files(options, config, root, on_finding)
+        return _scan_files(options, config, root, on_finding, progress)
     if source is not None:
         return run_scan(
             source,
@@ -116,7 +116,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
             stream=on_finding is not None,
         )
     if options.tree is not None:
-        return _scan_tree(options, config, options.tree, on_finding)
+        return _scan_tree(options, config, options.tree, on_finding, progress)
     if _sha256(options):
         from spillguard.sources.history_cli import iter_history_cli
 
@@ -148,6 +148,7 @@ def _scan_files(
     config: Config,
     root: str,
     on_finding: Callable[[Finding], None] | None,
+    progress: Progress | None,
 ) -> ScanResult:
     """``--files``: ``root`` is where the configuration was found, and files are named
     from it, so its allowlist_paths apply."""
@@ -161,6 +162,7 @@ def _scan_files(
         jobs=options.jobs or default_jobs(),
         on_finding=on_finding,
         notices=config.notices,
+        progress=progress,
     )
 
 
@@ -169,6 +171,7 @@ def _scan_tree(
     config: Config,
     rev: str,
     on_finding: Callable[[Finding], None] | None,
+    progress: Progress | None,
 ) -> ScanResult:
     """``--tree REV``: every file of that tree, listed here, read by the workers."""
     from spillguard import git
@@ -182,6 +185,7 @@ def _scan_tree(
         jobs=options.jobs or default_jobs(),
         on_finding=on_finding,
         notices=config.notices,
+        progress=progress,
     )
 
 
