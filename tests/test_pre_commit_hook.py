@@ -143,6 +143,25 @@ def test_warn_mode_prints_and_accepts(hooked: GitRepo) -> None:
     assert "warn mode: 1 blocking finding(s) reported, not blocked" in result.stderr
 
 
+@pytest.mark.parametrize("locked", [False, True])
+def test_a_pragma_is_counted_and_never_silences_a_locked_rule(
+    hooked: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, locked: bool
+) -> None:
+    """As on the server: your own file's locked rule is not silenced by a pragma."""
+    own = tmp_path / "xdg" / "spillguard" / "config.toml"
+    own.parent.mkdir(parents=True)
+    own.write_text('locked_rules = ["AWS_CLIENT_ID"]\n' if locked else "")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    hooked.write("app.py", f"key = '{SECRET}'  # pragma: allowlist-secret\n")
+    hooked.git("add", "app.py")
+    result = commit(hooked)
+    if locked:
+        assert_blocked(result, "app.py:1")
+    else:
+        assert result.returncode == 0, result.stderr
+        assert "silenced: 1 by a pragma" in result.stderr
+
+
 def test_broken_staged_configuration_blocks_with_one_line(hooked: GitRepo) -> None:
     hooked.write(".spillguard.toml", "rules = [\n")
     hooked.git("add", "-A")

@@ -170,14 +170,21 @@ def test_pragma_in_the_commit_that_adds_the_line_is_accepted(server: Server) -> 
 
 
 @pytest.mark.parametrize(
-    "admin", ['locked_rules = ["AWS_CLIENT_ID"]\n', "allow_pragma = false\n"], ids=["locked", "off"]
+    ("admin", "pragma"),
+    [
+        ('locked_rules = ["AWS_CLIENT_ID"]\n', "  # pragma: allowlist-secret"),
+        ("allow_pragma = false\n", "  # pragma: allowlist-secret"),
+        ("", "# pragma: allowlist-secret"),  # glued to the code: not the server's form
+        ("", "  #pragma:allowlist-secret"),
+    ],
+    ids=["locked", "off", "glued", "unspaced"],
 )
-def test_a_pragma_silences_neither_a_locked_rule_nor_when_turned_off(
-    server: Server, admin: str
+def test_a_pragma_silences_neither_a_locked_rule_nor_when_off_nor_in_another_form(
+    server: Server, admin: str, pragma: str
 ) -> None:
     server.admin(admin)
-    branch = f"pragma-{len(admin)}"
-    tip = commit(server, "k.py", f"KEY = '{aws_key(branch)}'  # pragma: allowlist-secret\n")
+    branch = f"pragma-{len(admin)}-{len(pragma)}"
+    tip = commit(server, "k.py", f"KEY = '{aws_key(branch)}'{pragma}\n")
     code, output = server.push(f"HEAD:refs/heads/{branch}")
     assert code == 1, output
     assert f"{tip[:10]}  refs/heads/{branch}  k.py:1  AWS_CLIENT_ID" in output
@@ -466,6 +473,26 @@ def test_push_option_break_glass_accepts_unscanned_and_records_it(server: Server
     log = (server.bare.path / "spillguard-bypass.log").read_text()
     assert f"refs/heads/break-glass:{'0' * 10}..{pushed[:10]}" in log
     assert "option=spillguard-bypass" in log
+
+
+def test_a_break_glass_push_that_cannot_be_recorded_is_refused(server: Server) -> None:
+    """No record, no bypass: the push is scanned as usual, and this one is rejected."""
+    server.admin('bypass_push_option = "spillguard-bypass"\n')
+    server.bare.git("config", "receive.advertisePushOptions", "true")
+    log = server.bare.path / "spillguard-bypass.log"
+    log.unlink(missing_ok=True)
+    log.mkdir()  # as root no permission keeps a file from being written: a directory does
+    try:
+        before = server.refs()
+        pushed = commit(server, "glass.env", f"A={aws_key('unrecorded')}\n")
+        code, output = server.push("-o", "spillguard-bypass", "HEAD:refs/heads/unrecorded")
+    finally:
+        log.rmdir()
+    assert code != 0, output
+    assert "push option 'spillguard-bypass' ignored: the bypass cannot be recorded" in output
+    assert f"{pushed[:10]}  refs/heads/unrecorded  glass.env:1  AWS_CLIENT_ID" in output
+    assert "UNCHECKED" not in output
+    assert server.refs() == before
 
 
 def test_push_option_is_no_bypass_unless_the_administrator_names_it(server: Server) -> None:
