@@ -6,7 +6,7 @@ import pytest
 
 from spillguard.engine import Scanner
 from spillguard.models import Fragment, Rule, RuleSet
-from spillguard.prefilter import KeywordIndex
+from spillguard.prefilter import GRAM_FILTER, KeywordIndex
 
 
 def per_line(index: KeywordIndex, text: str) -> dict[int, list[int]]:
@@ -45,13 +45,15 @@ def test_rule_without_keywords_is_tried_on_every_line() -> None:
 
 
 @pytest.mark.parametrize(
-    ("small_text", "native"),
-    [(0, False), (0, True), (10**6, False)],
-    ids=["pattern", "native", "keyword-by-keyword"],
+    ("small_text", "native", "length"),
+    [(0, False, 400), (0, True, 400), (10**6, False, 400), (10**6, False, GRAM_FILTER * 3)],
+    # A small text past GRAM_FILTER searches only the keywords whose first three
+    # characters it holds (and every shorter keyword): the same sets all the same.
+    ids=["pattern", "native", "keyword-by-keyword", "keyword-by-keyword-trigrams"],
 )
 @pytest.mark.parametrize("seed", range(30))
 def test_same_sets_as_checking_every_keyword_on_every_line(
-    seed: int, small_text: int, native: bool
+    seed: int, small_text: int, native: bool, length: int
 ) -> None:
     rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
     alphabet = "ab_-.cé"  # é: character offsets, not bytes, in every engine
@@ -64,7 +66,7 @@ def test_same_sets_as_checking_every_keyword_on_every_line(
         )
         for _ in range(12)
     ]
-    text = "".join(rng.choice(alphabet + "\n") for _ in range(400))
+    text = "".join(rng.choice(alphabet + "\n") for _ in range(length))
     index = KeywordIndex(keywords, small_text=small_text, native=native)
     assert per_line(index, text) == obvious(keywords, text)
 

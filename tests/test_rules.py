@@ -168,6 +168,23 @@ def test_rule_tables_are_checked_once_then_read_from_their_cache(tmp_path) -> No
     assert list((tmp_path / "__pycache__").iterdir()) == [cache]  # nothing unchecked kept
 
 
+def test_scans_read_a_cache_of_the_rules_without_their_examples(tmp_path) -> None:
+    """A commit hook loads the checked tables without the tp/fp examples (half the
+    cache), from a cache of its own: the examples' cache is the test suite's."""
+    here = Path(rules_module.__file__).parent
+    sources = [tmp_path / name for name in BUILTIN_FILES]
+    for source in sources:
+        source.write_bytes((here / source.name).read_bytes())
+    examples = ("tp", "fp", "example_path")
+    bare = [{key: value for key, value in spec.items() if key not in examples} for spec in TABLE]
+    assert rule_tables(sources, examples=False) == bare
+    (cache,) = (tmp_path / "__pycache__").iterdir()
+    assert cache.name.startswith("rules-scan.")
+    assert rule_tables(sources, examples=False) == bare  # read back from that cache
+    assert rule_tables(sources) == TABLE  # the examples come from their own cache
+    assert len(list((tmp_path / "__pycache__").iterdir())) == 2
+
+
 def test_builtin_files_are_judged_specific_first_generic_last() -> None:
     """A line is reported under the first rule that matches it: every rule that
     judges a value by its name comes after every rule of a recognisable shape."""

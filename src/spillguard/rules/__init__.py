@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 #: Separate files so that rules can be added to each without touching the others.
 BUILTIN_FILES = ("builtin.toml", "services.toml", "credentials.toml", "generic.toml")
 _FLOAT = ((int, float), "a number")
+#: The keys of a rule's examples, proven by the test suite and never read by a scan.
+_EXAMPLES = ("tp", "fp", "example_path")
 
 BUILTIN_RULE: dict[str, schema.Key] = {
     "name": schema.Key(str, "an UPPER_SNAKE_CASE name"),
@@ -65,8 +67,10 @@ ASSIGNMENT = (
 )
 
 
-def builtin_table() -> list[dict[str, Any]]:
-    """The raw rule tables of the built-in files in order, examples included, each checked.
+def builtin_table(*, examples: bool = True) -> list[dict[str, Any]]:
+    """The raw rule tables of the built-in files in order, each checked; their ``tp``
+    and ``fp`` examples too unless ``examples`` is false (a scan never reads them, and
+    they are half the cache a commit hook would load).
 
     Parsing and checking the TOML costs a commit hook ~13 ms. A copy of the checked
     tables, kept like Python's own bytecode (marshal, in this package's
@@ -78,16 +82,16 @@ def builtin_table() -> list[dict[str, Any]]:
     # Beside this module, as package data; importlib.resources would cost a commit
     # hook ~2 ms of imports (tempfile, shutil, bz2...) for the same bytes.
     here = Path(__file__).parent
-    return rule_tables([here / name for name in BUILTIN_FILES])
+    return rule_tables([here / name for name in BUILTIN_FILES], examples=examples)
 
 
-def rule_tables(sources: Sequence[Path]) -> list[dict[str, Any]]:
+def rule_tables(sources: Sequence[Path], *, examples: bool = True) -> list[dict[str, Any]]:
     """``builtin_table`` of built-in rules files at ``sources``, in their order."""
     # One cache for all the files, named by each one's size and modification time
     # (no hash: hashlib costs a commit hook ~2 ms of imports).
     stamps = ".".join(f"{stat.st_size}-{stat.st_mtime_ns}" for stat in map(Path.stat, sources))
     cached = sources[0].with_name("__pycache__") / (
-        f"rules.{sys.implementation.cache_tag}.{stamps}.marshal"
+        f"rules{'' if examples else '-scan'}.{sys.implementation.cache_tag}.{stamps}.marshal"
     )
     try:
         # Trusted as the bytecode beside it is: whoever can write one can write both.
@@ -101,9 +105,13 @@ def rule_tables(sources: Sequence[Path]) -> list[dict[str, Any]]:
         table = parse_toml(source.read_text(encoding="utf-8"), source.name)
         for spec in table.get("rules", []):
             schema.check_table(spec, BUILTIN_RULE, f"{source.name}: rule {spec.get('name', '?')}")
-            rules.append(spec)
+            rules.append(spec if examples else _without_examples(spec))
     _keep(cached, rules)
     return rules
+
+
+def _without_examples(spec: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in spec.items() if key not in _EXAMPLES}
 
 
 def _keep(cached: Path, rules: list[dict[str, Any]]) -> None:
@@ -120,7 +128,7 @@ def _keep(cached: Path, rules: list[dict[str, Any]]) -> None:
 @functools.cache
 def builtin_rules() -> tuple[Rule, ...]:
     """The built-in rules in file order, compiled once per process."""
-    return tuple(_rule(spec) for spec in builtin_table())
+    return tuple(_rule(spec) for spec in builtin_table(examples=False))
 
 
 def _where(spec: dict[str, Any]) -> str:
