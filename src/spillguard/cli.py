@@ -46,6 +46,10 @@ class ScanOptions:
     until: str | None = None
     #: Worker processes for history scans; None: one per CPU.
     jobs: int | None = None
+    #: Report filters, as the server's exports have them: only these rules' findings
+    #: (empty: every rule's), and reviewed findings too.
+    rules: tuple[str, ...] = ()
+    include_reviewed: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -208,6 +212,20 @@ def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
             "worker processes for a history, --files or --tree scan (default: one per CPU;"
             " at most 4 per CPU and one per chunk of 64 commits or files, whatever N says)"
         ),
+    )
+    filters = scan.add_argument_group("report filters (as the server's exports)")
+    filters.add_argument(
+        "--rule",
+        dest="rules",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME...]",
+        help="only these rules' findings (repeatable; the server's rule names work too)",
+    )
+    filters.add_argument(
+        "--include-reviewed",
+        action="store_true",
+        help="also report reviewed findings, flagged and never blocking",
     )
     _add_common_options(scan)
 
@@ -488,6 +506,8 @@ def _dispatch(args: argparse.Namespace) -> int:
                 since=args.since,
                 until=args.until,
                 jobs=args.jobs,
+                rules=tuple(args.rules),
+                include_reviewed=args.include_reviewed,
             )
         )
     if args.command == "hook":

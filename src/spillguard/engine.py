@@ -361,9 +361,14 @@ class Scanner:
             if rule.name in self._broken:
                 continue
             match = self._first_unreviewed(index, line)
+            reviewed = match is None and self.ruleset.include_reviewed
+            if reviewed:
+                match = next(self._matches(index, line), None)
             if match is not None:
                 pragma = rule.name in self._pragma_rules and has_pragma(line.text)
                 finding = _finding(fragment, line, rule, match, allowlisted=pragma)
+                if reviewed:
+                    finding = dataclasses.replace(finding, reviewed=True, blocking=False)
                 if finding.truncated:
                     return finding
                 # Only this match is reported, but the line is shown with it: the

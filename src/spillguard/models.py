@@ -96,6 +96,8 @@ class RuleSet:
     include_allowlisted: bool = False
     #: False: the administrator turned the inline pragma off (``allow_pragma``).
     allow_pragma: bool = True
+    #: Report reviewed findings too, flagged and never blocking (``--include-reviewed``).
+    include_reviewed: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,6 +143,8 @@ class Finding:
     commit: CommitInfo | None = None
     ref: str | None = None
     allowlisted: bool = False
+    #: A reviewed string, reported only with ``--include-reviewed``; never blocking.
+    reviewed: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

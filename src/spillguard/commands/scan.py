@@ -260,6 +260,10 @@ def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
         offline=common.offline,
         config_from=common.config_from,
     )
+    from spillguard.commands.scan_filters import filtered, only, selected_rules, with_reviewed
+
+    config = with_reviewed(options, config)
+    selected = selected_rules(options, config)
     with open_output(common.output) as stream:
         report = report_options(common, config, stream, repository=_repository_name(options))
         stream_finding = streaming_writer(common.format)
@@ -274,7 +278,8 @@ def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
             else partial(stream_finding, stream=stream, options=report)
         )
         shown = None if isinstance(progress, NullProgress) else progress
-        result = _scan(options, config, root, shown, on_finding, listing)
+        result = _scan(options, config, root, shown, only(selected, on_finding), listing)
+        result = filtered(result, selected)
         if stream_finding is None:
             writer(common.format)(result, stream, report)
     if common.format != "text" and not common.quiet:

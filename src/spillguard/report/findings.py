@@ -69,6 +69,8 @@ def finding_dict(finding: Finding, *, plaintext: bool) -> dict[str, Any]:
         data["ref"] = finding.ref
     if finding.allowlisted:
         data["allowlisted"] = True
+    if finding.reviewed:
+        data["reviewed"] = True
     return data
 
 

@@ -97,6 +97,8 @@ def _result(finding: Finding, index: int, options: ReportOptions) -> dict[str, A
     }
     if finding.allowlisted:
         result["suppressions"] = [{"kind": "inSource", "justification": "allowlisted"}]
+    elif finding.reviewed:
+        result["suppressions"] = [{"kind": "external", "justification": "reviewed"}]
     return result
 
 

@@ -45,6 +45,7 @@ STYLES = {
     "blocking": "bold red",
     "warn": "yellow",
     "allowlisted": "dim",
+    "reviewed": "dim",
     "match": "bold red reverse",
     "bad": "bold red",
     "good": "green",
@@ -137,6 +138,8 @@ def _finding(finding: Finding, indent: str, options: ReportOptions, description:
     kind = "blocking" if is_blocking(finding) else "warn"
     if finding.allowlisted:
         kind = "allowlisted"
+    elif finding.reviewed:
+        kind = "reviewed"
     shown = shown_line(finding, plaintext=options.plaintext)
     secret = _shown(shown.secret)
     before, after = windowed(_shown(shown.before).lstrip(), secret, _shown(shown.after).rstrip())
