@@ -83,6 +83,7 @@ def test_json_is_a_document_for_tools(repo: GitRepo, own_file: Path, capsys) -> 
         "enabled": True,
         "blocking": True,
         "source": str(repo.path.resolve() / ".spillguard.toml"),
+        "description": "",
     }
     assert document["settings"]["max_rule_timeout"] == {"value": 0, "source": "default"}
     assert document["settings"]["generic_password.min_length"]["value"] == 4

@@ -117,9 +117,15 @@ def test_rules_command_lists_every_builtin_rule_in_order(capsys) -> None:
     assert [rule["name"] for rule in listed if rule["kind"] == "builtin"] == [
         rule.name for rule in builtin_rules()
     ]
+    assert [rule["description"] for rule in listed if rule["kind"] == "builtin"] == [
+        rule.description for rule in builtin_rules()
+    ]
     assert main(["rules"]) == 0
-    text = capsys.readouterr().out
-    assert all(rule.name in text for rule in builtin_rules())
+    lines = capsys.readouterr().out.splitlines()
+    # One line per rule, its description last.
+    for rule in builtin_rules():
+        (line,) = (line for line in lines if line.startswith(f"{rule.name} "))
+        assert line.endswith(f"  {rule.description}"), line
 
 
 @pytest.mark.parametrize(

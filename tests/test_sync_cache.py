@@ -96,6 +96,7 @@ def test_rules_shows_which_rules_came_from_the_server(repo: GitRepo, capsys) -> 
         "enabled": True,
         "blocking": True,
         "source": "server",
+        "description": "",
         "server_rule": "INTERNAL_TOKEN",
         "server_enabled": True,
     }

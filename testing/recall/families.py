@@ -126,6 +126,16 @@ CONNECTION_STRINGS = [
         "Program.cs",
         f'var conn = new SqlConnection("Server=sql01;Database=app;User Id=app;Password={PW};");',
     ),
+    (
+        "application.properties",
+        f"spring.datasource.url=jdbc:oracle:thin:app/{PW}@db.internal:1521:ORCL",
+    ),
+    ("task-definition.json", f'      "environment": [{{"name": "DB_PASSWORD", "value": "{PW}"}}],'),
+    ("deployment.yaml", '        - {name: API_TOKEN, value: "{rand:Aa0:40}"}'),
+    (
+        "collection.postman.json",
+        '{"key": "Authorization", "value": "Bearer {rand:Aa0:40}", "type": "text"}',
+    ),
 ]
 
 CONNECTION_NEAR_MISSES = [
@@ -395,6 +405,11 @@ GENERIC_NEAR_VALUES: tuple[tuple[str, Callable[[str, str], str]], ...] = (
     ("helm template", lambda name, _: f"{{{{ .Values.{name.lower()} }}}}"),
 )
 NEUTRAL_NAMES = ("COMMIT_SHA", "CHECKSUM", "INTEGRITY", "REQUEST_ID", "CACHE_KEY", "ETAG")
+#: Names whose random-looking values are not secrets: identifiers, public keys, cursors.
+RANDOM_NEUTRAL_NAMES = (
+    "IDEMPOTENCY_KEY", "PUBLIC_KEY", "SITE_KEY", "PARTITION_KEY", "PAGE_TOKEN",
+    "CSRF_TOKEN", "NEXT_TOKEN", "PUBLISHABLE_KEY", "TRACE_ID", "SORT_KEY",
+)  # fmt: skip
 
 
 def generic(seed: str) -> Iterator[Case]:
@@ -419,6 +434,9 @@ def generic(seed: str) -> Iterator[Case]:
         yield near_miss(
             "generic assignments", f"{fmt}: {neutral} hash", place(fmt, neutral, hashed)
         )
+        neutral = RANDOM_NEUTRAL_NAMES[number % len(RANDOM_NEUTRAL_NAMES)]
+        value = expand("{rand:Aa0:32}", f"{seed}-neutral-{fmt}")
+        yield near_miss("generic assignments", f"{fmt}: {neutral}", place(fmt, neutral, value))
 
 
 def connection_strings(seed: str) -> Iterator[Case]:

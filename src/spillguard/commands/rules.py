@@ -36,6 +36,7 @@ def rule_dict(rule: Rule) -> dict[str, object]:
         "enabled": rule.enabled,
         "blocking": rule.blocking,
         "source": rule.source,
+        "description": rule.description,
     }
 
 
@@ -85,7 +86,8 @@ def _write_text(stream: TextIO, rules: tuple[Rule, ...], view: ServerView) -> No
         block = "blocking" if rule.blocking else "warn    "
         source = clean_name(rule.source)  # a path: shown as config check shows it
         line = f"{rule.name:<{width}}  {rule.kind:<7}  {state}  {block}  {source}"
-        stream.write(f"{line}{_server_column(rule, view)}\n")
+        described = f"  {rule.description}" if rule.description else ""
+        stream.write(f"{line}{_server_column(rule, view)}{described}\n")
     if view.missing:
         stream.write("\nserver rules not applied here (no local rule stands for them):\n")
     for item in view.missing:

@@ -121,6 +121,11 @@ def _keep(cached: Path, rules: list[dict[str, Any]]) -> None:
         cached.parent.mkdir(exist_ok=True)
         partial.write_bytes(marshal.dumps(rules))
         partial.replace(cached)
+        # The copies of earlier versions of the files are stale for good: drop them.
+        prefix = cached.name.split(".", 2)[:2]
+        for old in cached.parent.glob(f"{'.'.join(prefix)}.*.marshal"):
+            if old != cached:
+                old.unlink(missing_ok=True)
     except (OSError, ValueError):
         partial.unlink(missing_ok=True)
 
