@@ -11,6 +11,7 @@ The rules of precedence, as on the server app:
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import TYPE_CHECKING, Any
 
 from spillguard import schema
@@ -56,6 +57,25 @@ def default_settings() -> dict[str, Any]:
             key: spec.default for key, spec in keys.items() if spec.default is not None
         }
     return settings
+
+
+def _switched(rule: Rule, *, enabled: bool, source: str) -> Rule:
+    """``dataclasses.replace(rule, enabled=..., source=...)`` at 60% of its cost (10 us
+    instead of 17 per rule here): after a sync the server's list turns off most built-in
+    rules, on every commit. The slots' own descriptors fill the copy (a frozen class
+    refuses ``setattr``)."""
+    switched = object.__new__(Rule)
+    for slot, value in zip(_RULE_SLOTS, _rule_values(rule), strict=True):
+        slot.__set__(switched, value)
+    _ENABLED.__set__(switched, enabled)
+    _SOURCE.__set__(switched, source)
+    return switched
+
+
+_RULE_NAMES = tuple(field.name for field in dataclasses.fields(Rule))
+_RULE_SLOTS = tuple(Rule.__dict__[name] for name in _RULE_NAMES)
+_ENABLED, _SOURCE = Rule.__dict__["enabled"], Rule.__dict__["source"]
+_rule_values = operator.attrgetter(*_RULE_NAMES)
 
 
 class Resolution:
@@ -198,7 +218,7 @@ class Resolution:
             else:
                 self.notices.append(f"{source}: no rule named {name}{self._hint(name)}; ignored")
                 continue
-            table[name] = dataclasses.replace(table[name], enabled=enabled, source=source)
+            table[name] = _switched(table[name], enabled=enabled, source=source)
 
     def _local_names(self, names: Iterable[str]) -> list[str]:
         """Names as given, a server rule's name standing for its local rules (``RSA``)."""
