@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
@@ -144,8 +145,8 @@ def latin1_name(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     ("fmt", "shown"),
     [
         ("text", "caf\\xe9.txt:1:3  AWS_CLIENT_ID"),
-        ("json", '"path": "caf\\udce9.txt"'),
-        ("jsonl", '"path": "caf\\udce9.txt"'),
+        ("json", '"path": "caf\\\\xe9.txt",\n      "pathBytes": "Y2Fm6S50eHQ="'),
+        ("jsonl", '"path": "caf\\\\xe9.txt", "pathBytes": "Y2Fm6S50eHQ="'),
         ("sarif", '"uri": "caf%E9.txt"'),
         ("csv", ",caf\\xe9.txt,1,AWS_CLIENT_ID,"),
     ],
@@ -162,6 +163,10 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(
     assert shown in out
     if fmt in {"json", "sarif"}:
         json.loads(out)
+    if fmt == "json":
+        (finding,) = json.loads(out)["findings"]
+        assert finding["path"] == "caf\\xe9.txt"  # no lone surrogate for a reader to drop
+        assert base64.b64decode(finding["pathBytes"]) == b"caf\xe9.txt"
     written = tmp_path / f"report.{fmt}"
     assert (
         main(["scan", "--repo", str(latin1_name.path), "--format", fmt, "--output", str(written)])

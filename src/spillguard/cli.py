@@ -374,7 +374,8 @@ class _VersionAction(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         import spillguard
 
-        parser.exit(message=f"spillguard {spillguard.__version__}\n")
+        print(f"spillguard {spillguard.__version__}")  # stdout, like git --version
+        parser.exit()
 
 
 class _Formatter(argparse.HelpFormatter):

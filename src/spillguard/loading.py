@@ -75,8 +75,10 @@ def disk_reader(root: str | None) -> FileReader:
 
     def read(name: str) -> RepositoryText:
         path = None if root is None else Path(root, name)
-        if path is None or not path.is_file():
+        if path is None or not path.exists():
             return None
+        if not path.is_file():  # a directory or a device: never silently no configuration
+            raise ConfigError(f"{path}: not a regular file")
         return read_text_file(path), str(path)
 
     return read

@@ -34,6 +34,8 @@ def open_output(target: str | None) -> Iterator[TextIO]:
     if target is None or target == "-":
         yield sys.stdout
         return
+    if not target.strip():
+        raise UsageError("--output needs a file name ('-' for stdout)")
     path = Path(target)
     if _written_in_place(path):
         try:

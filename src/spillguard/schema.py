@@ -129,6 +129,14 @@ USER_ONLY = frozenset({"config_from"})
 SYNC_USER_ONLY = frozenset({"server", "ca_bundle"})
 
 
+def _table_of(name: str, keys: dict[str, Key]) -> str | None:
+    """The table a top-level key that is not one belongs in (``mode``: ``hook``)."""
+    if keys is not TOP_LEVEL:
+        return None
+    tables = {"hook": HOOK, "generic_password": GENERIC_PASSWORD, "sync": SYNC}
+    return next((table for table, entries in tables.items() if name in entries), None)
+
+
 def check_table(table: dict[str, Any], keys: dict[str, Key], where: str) -> dict[str, Any]:
     """``table`` checked against ``keys``: unknown keys and wrong types are ConfigErrors."""
     for name, value in table.items():
@@ -138,6 +146,9 @@ def check_table(table: dict[str, Any], keys: dict[str, Key], where: str) -> dict
 
             close = difflib.get_close_matches(name, keys, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
+            belongs = _table_of(name, keys)
+            if belongs is not None:
+                hint = f" (it belongs in a table: [{belongs}] {name} = ...)"
             raise ConfigError(f"{where}: unknown key {name!r}{hint}")
         check_value(value, key, f"{where}: {name}")
     return table

@@ -214,6 +214,8 @@ def _list(current: reviewed.ReviewedFile, form: str, stream: TextIO) -> None:
         return
     from spillguard.report.sanitize import clean
 
+    if not current.records:
+        print(f"spillguard: no reviewed entries in {current.source}", file=sys.stderr)
     for record in current.records:
         fields = (record.digest[:12], record.rule or "*", record.date, record.added_by)
         line = "  ".join(fields) + (f"  {record.reason}" if record.reason else "")

@@ -117,6 +117,10 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
         )
     if options.tree is not None:
         return _scan_tree(options, config, options.tree, on_finding, progress)
+    if _unborn_head(options):
+        from spillguard.models import ScanResult
+
+        return ScanResult(notices=(*config.notices, NOTHING_TO_SCAN))
     if _sha256(options):
         from spillguard.sources.history_cli import iter_history_cli
 
@@ -141,6 +145,24 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
         notices=config.notices,
         progress=progress,
     )
+
+
+#: The note a history scan of a repository without commits ends with (exit 0: CI
+#: runs the scan on a repository's very first push, too).
+NOTHING_TO_SCAN = "nothing to scan: the repository has no commits yet"
+
+
+def _unborn_head(options: ScanOptions) -> bool:
+    """A scan of HEAD (the default) in a repository that has no commit yet."""
+    if options.revs not in {(), ("HEAD",), ("@",)} or options.all_refs or options.branches:
+        return False
+    import subprocess
+
+    def answers(*args: str) -> bool:
+        command = ["git", "-C", options.repo, *args]
+        return subprocess.run(command, capture_output=True, check=False).returncode == 0
+
+    return answers("rev-parse", "--git-dir") and not answers("rev-parse", "--verify", "-q", "HEAD")
 
 
 def _scan_files(

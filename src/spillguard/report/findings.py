@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from spillguard.redact import mask_match, mask_span, unquoted
@@ -47,13 +48,33 @@ def shown_match(finding: Finding, *, plaintext: bool) -> str:
     return mask_match(finding.match_text, start, end)
 
 
+#: Python's stand-ins (U+DC80..U+DCFF) for the bytes of a file name that is not UTF-8.
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def path_fields(path: str) -> dict[str, str]:
+    """``{"path": ...}`` for a JSON report, which every JSON reader keeps.
+
+    A name that is not UTF-8 cannot be JSON text (a lone surrogate is dropped or
+    refused by most readers), so ``path`` shows each such byte as ``\\xNN`` (as the
+    terminal report does) and ``pathBytes`` holds the name's exact bytes in base64.
+    """
+    if not _NOT_UTF8.search(path):
+        return {"path": path}
+    import base64
+
+    shown = _NOT_UTF8.sub(lambda byte: f"\\x{ord(byte.group(0)) - 0xDC00:02x}", path)
+    raw = path.encode("utf-8", "surrogateescape")
+    return {"path": shown, "pathBytes": base64.b64encode(raw).decode("ascii")}
+
+
 def finding_dict(finding: Finding, *, plaintext: bool) -> dict[str, Any]:
     commit = finding.commit
     start, end = utf16_offsets(finding)
     data: dict[str, Any] = {
         "rule": finding.rule,
         "blocking": finding.blocking,
-        "path": finding.path,
+        **path_fields(finding.path),
         "line": finding.line,
         "commit": commit.id if commit else None,
         "author": commit.author if commit else None,

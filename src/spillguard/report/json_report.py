@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from spillguard.report.findings import finding_dict, summary_dict
+from spillguard.report.findings import finding_dict, path_fields, summary_dict
 from spillguard.report.sanitize import json_safe
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ def write(result: ScanResult, stream: TextIO, options: ReportOptions) -> None:
         "findings": [finding_dict(f, plaintext=options.plaintext) for f in result.findings],
         "errors": [{"rule": e.rule, "message": e.message} for e in result.errors],
         "skipped": [
-            {"path": s.path, "reason": s.reason, "commit": s.commit} for s in result.skipped
+            {**path_fields(s.path), "reason": s.reason, "commit": s.commit} for s in result.skipped
         ],
         "summary": summary_dict(result),
     }
