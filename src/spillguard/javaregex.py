@@ -45,6 +45,12 @@ _HEX = regex.compile(r"[0-9a-fA-F]+")
 _QUANTIFIER = regex.compile(r"\{(\d+)(,(\d*))?\}")
 #: Java's general category names, also spelt ``IsLu``; regex knows them without "Is".
 _CATEGORY = regex.compile(r"Is([A-Z][a-z&]?)")
+#: The characters of \\d, \\w and \\s without (?U) (\\s is none of them under (?U) either).
+_SHORTHAND_CHARS = {
+    "d": "0123456789",
+    "w": "_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "s": " \t\n\x0b\f\r",
+}
 #: (?iu) twins of a range are listed per character up to this many characters.
 _CASE_RANGE_LIMIT = 0x3000
 
@@ -90,6 +96,13 @@ class _Translator:
         self.names: set[str] = set()
         #: Whether the last thing written can take a quantifier.
         self.quantifiable = False
+        #: Every character the last atom can match, when few and known: a \b next to
+        #: it needs to look one way only, which keeps regex's fast search for the atom.
+        self.last_chars: str | None = None
+        #: A general \b written before an atom not yet seen: (index, b or B, (?U)).
+        self.pending: tuple[int, str, bool] | None = None
+        #: A \b made one-sided by the atom just written: (index, its general form).
+        self.resolved: tuple[int, str] | None = None
 
     # --- reading -------------------------------------------------------------------
 
@@ -146,9 +159,18 @@ class _Translator:
             raise self.error("unclosed group")
         return "".join(self.out)
 
-    def emit(self, text: str, *, quantifiable: bool) -> None:
+    def emit(self, text: str, *, quantifiable: bool, chars: str | None = None) -> None:
         self.out.append(text)
         self.quantifiable = quantifiable
+        self.resolved = None
+        if self.pending is not None:
+            index, kind, unicode = self.pending
+            self.pending = None
+            side = _word_side(chars, unicode=unicode)
+            if side is not None:
+                self.resolved = (index, self.out[index])
+                self.out[index] = _boundary_before(kind, next_is_word=side, unicode=unicode)
+        self.last_chars = chars
 
     def quantifier(self, char: str) -> None:
         if not self.quantifiable:
@@ -162,9 +184,15 @@ class _Translator:
                 raise self.error("illegal repetition range")
             self.pos = found.end()
             char = "{" + low + (comma or "") + "}"
+        minimum = {"*": 0, "?": 0, "+": 1}.get(char, 0 if char.startswith("{0") else 1)
+        if minimum == 0 and self.resolved is not None:  # the atom may be absent after all
+            index, general = self.resolved
+            self.out[index] = general
+        chars = self.last_chars if minimum else None
         if self.peek() in ("?", "+"):
             char += self.take()
         self.emit(char, quantifiable=False)
+        self.last_chars = chars  # the last character matched is still the atom's
 
     def open_group(self, saved: list[_Flags]) -> None:
         saved.append(self.flags)
@@ -230,7 +258,8 @@ class _Translator:
         elif char == "$":
             self.emit(self.dollar(multiline=flags.m), quantifiable=False)
         elif char == "[":
-            self.emit(self.char_class(), quantifiable=True)
+            text, chars = self.char_class()
+            self.emit(text, quantifiable=True, chars=chars)
         elif char == "\\":
             self.escape()
         else:
@@ -255,7 +284,7 @@ class _Translator:
         return rf"(?:\Z|(?=\r\n\Z)|(?!(?<=\r)\n)(?=[{ends}]\Z))"
 
     def literal(self, char: str) -> None:
-        self.emit(self.cased(char), quantifiable=True)
+        self.emit(self.cased(char), quantifiable=True, chars=char)
 
     def cased(self, char: str) -> str:
         """One character outside a class, as written under the current flags."""
@@ -311,7 +340,12 @@ class _Translator:
             for quoted_char in quoted:  # a quantifier after \E takes the last one, as in Java
                 self.literal(quoted_char)
         elif char in "bB":
-            self.emit(_boundary(char, unicode=flags.U), quantifiable=False)
+            side = _word_side(self.last_chars, unicode=flags.U)
+            if side is not None:
+                self.emit(_boundary_after(char, side, unicode=flags.U), quantifiable=False)
+            else:
+                self.emit(_boundary(char, unicode=flags.U), quantifiable=False)
+                self.pending = (len(self.out) - 1, char, flags.U)
         elif char == "A":
             self.emit(r"(?<![\s\S])", quantifiable=False)
         elif char == "G":
@@ -325,7 +359,8 @@ class _Translator:
         else:
             items = self.class_escape(char)
             if items is not None:
-                self.emit(items, quantifiable=True)
+                chars = None if flags.U else _SHORTHAND_CHARS.get(char)
+                self.emit(items, quantifiable=True, chars=chars)
             else:
                 self.literal(self.literal_escape(char))
 
@@ -421,13 +456,15 @@ class _Translator:
 
     # --- character classes ---------------------------------------------------------
 
-    def char_class(self) -> str:
-        """A class after its ``[``, as a regex V1 set: unions nest, ``&&`` intersects."""
+    def char_class(self) -> tuple[str, str | None]:
+        """A class after its ``[``, as a regex V1 set (unions nest, ``&&`` intersects),
+        and its characters when it is a short list of them."""
         negated = self.peek() == "^"
         if negated:
             self.pos += 1
         operands: list[str] = []
         items: list[str] = []
+        members: list[str] | None = None if negated else []
         while True:
             self.skip_comments()
             char = self.take() if self.peek() else ""
@@ -436,30 +473,35 @@ class _Translator:
             if char == "]" and (items or operands):
                 break
             if char == "[":
-                items.append(self.char_class())
+                items.append(self.char_class()[0])
+                members = None
             elif char == "&" and self.peek() == "&":
                 self.pos += 1
                 operands.append("".join(items))
                 items = []
+                members = None
             else:
-                items.append(self.class_item(char))
+                item, chars = self.class_item(char)
+                items.append(item)
+                members = None if members is None or chars is None else [*members, chars]
         operands.append("".join(items))
         operands = [operand for operand in operands if operand]  # Java ignores [a&&]
         body = "&&".join(f"[{operand}]" if len(operands) > 1 else operand for operand in operands)
-        return f"[{'^' if negated else ''}{body}]"
+        return f"[{'^' if negated else ''}{body}]", None if members is None else "".join(members)
 
-    def class_item(self, char: str) -> str:
-        """One member of a class: a set escape, a character, or a range."""
+    def class_item(self, char: str) -> tuple[str, str | None]:
+        """One member of a class (a set escape, a character, or a range), and its
+        characters when they are few."""
         if char == "\\":
             escaped = self.take()
             if escaped == "Q":
                 end = self.text.find("\\E", self.pos)
                 quoted = self.text[self.pos :] if end < 0 else self.text[self.pos : end]
                 self.pos = len(self.text) if end < 0 else end + 2
-                return "".join(self.cased_item(c) for c in quoted)
+                return "".join(self.cased_item(c) for c in quoted), quoted
             items = self.class_escape(escaped)
             if items is not None:
-                return items
+                return items, None
             char = self.literal_escape(escaped)
         self.skip_comments()
         if self.peek() == "-" and self.peek(1) not in ("]", "["):
@@ -470,8 +512,10 @@ class _Translator:
                 high = self.literal_escape(self.take())
             if ord(high) < ord(char):
                 raise self.error("illegal character range")
-            return self.cased_range(char, high)
-        return self.cased_item(char)
+            span = ord(high) - ord(char)
+            chars = "".join(map(chr, range(ord(char), ord(high) + 1))) if span < 256 else None
+            return self.cased_range(char, high), chars
+        return self.cased_item(char), char
 
 
 def _escape(char: str) -> str:
@@ -508,6 +552,35 @@ def _unicode_twins() -> dict[str, tuple[str, ...]]:
         if folded != char or char.upper() != char:
             twins.setdefault(folded, [folded]).append(char)
     return {key: tuple(dict.fromkeys(value)) for key, value in twins.items()}
+
+
+def _word_side(chars: str | None, *, unicode: bool) -> bool | None:
+    """True when every one of ``chars`` is a word character for \\b, False when none
+    is, None when some are or the characters are not known."""
+    if not chars:
+        return None
+    word = _word_pattern(unicode)
+    sides = {word.fullmatch(char) is not None for char in chars}
+    return sides.pop() if len(sides) == 1 else None
+
+
+@functools.cache
+def _word_pattern(unicode: bool) -> regex.Pattern[str]:
+    return regex.compile(f"[{BOUNDARY_WORD[unicode]}]", FLAGS)
+
+
+def _boundary_after(kind: str, previous_is_word: bool, *, unicode: bool) -> str:
+    """\\b or \\B after a known character: only the next one is to be looked at."""
+    word = f"[{BOUNDARY_WORD[unicode]}]"
+    next_is_word = previous_is_word != (kind == "b")
+    return f"(?={word})" if next_is_word else f"(?!{word})"
+
+
+def _boundary_before(kind: str, *, next_is_word: bool, unicode: bool) -> str:
+    """\\b or \\B before a known character: only the previous one is to be looked at."""
+    word = f"[{BOUNDARY_WORD[unicode]}]"
+    previous_is_word = next_is_word != (kind == "b")
+    return f"(?<={word})" if previous_is_word else f"(?<!{word})"
 
 
 def _boundary(char: str, *, unicode: bool) -> str:
