@@ -111,8 +111,11 @@ def test_scan_reads_the_work_tree_until_asked_or_synced(
     write_sync_cache(clone.path, os.environ, rules=rules)
     assert scan(clone) == 1
     assert scan(clone, "--config-from", "work-tree") == 0
-    clone.git("add", "-A")
-    assert main(["hook", "pre-commit"]) == 0  # nothing staged that the old file blocks
+    # pre-commit too: the .spillguard.toml in the index (it disables the rule) does not apply.
+    clone.write("more.py", f"again = '{KEY}'\n")
+    clone.git("add", "more.py")
+    assert main(["hook", "pre-commit"]) == 1
+    assert main(["hook", "pre-commit", "--config-from", "work-tree"]) == 0
 
 
 def test_without_origin_head_the_main_branch_with_a_note(clone: GitRepo, capsys) -> None:
