@@ -68,7 +68,7 @@ def compile_custom(name: str, pattern: str) -> regex.Pattern[str]:
     except JavaRegexError as error:
         raise RuleValidationError(f"custom rule {name}: regexp {error}") from None
     try:
-        _check_matches(name, compiled)
+        _check_matches(name, compiled, pattern)
     except TimeoutError:
         raise RuleValidationError(
             f"custom rule {name}: regexp backtracks catastrophically (nested "
@@ -78,7 +78,7 @@ def compile_custom(name: str, pattern: str) -> regex.Pattern[str]:
     return compiled
 
 
-def _check_matches(name: str, compiled: regex.Pattern[str]) -> None:
+def _check_matches(name: str, compiled: regex.Pattern[str], source: str) -> None:
     if compiled.search("", timeout=_PROBE_TIMEOUT) is not None:
         raise RuleValidationError(f"custom rule {name}: regexp matches the empty string")
     hits = 0
@@ -101,5 +101,8 @@ def _check_matches(name: str, compiled: regex.Pattern[str]) -> None:
         compiled.search(character * _RUN_LENGTH + "\x01" + named, timeout=_PROBE_TIMEOUT)
     # Runs of one character miss what needs a prefix or a pumped sequence
     # (tok_(ab|a|b)+$): strings built from the pattern's own repeats reach them.
-    for attack in attack_strings(compiled.pattern):
+    # The Java source too: its translation spells \b and the like with \p{...}
+    # classes, which Python's parser (and so attack_strings) does not know.
+    attacks = [*attack_strings(compiled.pattern), *attack_strings(source)]
+    for attack in dict.fromkeys(attacks):
         compiled.search(attack + named, timeout=_PROBE_TIMEOUT)
