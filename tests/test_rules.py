@@ -24,6 +24,7 @@ EXAMPLES = [
         number,
         template,
         spec.get("example_path", "example.txt"),
+        spec.get("example_line", 1),
         id=f"{spec['name']}-{kind}{number}",
     )
     for spec in TABLE
@@ -45,15 +46,15 @@ def findings_of(
     return [(finding.rule, finding.line, finding.match_text) for finding in found]
 
 
-@pytest.mark.parametrize(("name", "kind", "number", "template", "path"), EXAMPLES)
+@pytest.mark.parametrize(("name", "kind", "number", "template", "path", "line_number"), EXAMPLES)
 def test_rule_example(
-    scanner: Scanner, name: str, kind: str, number: int, template: str, path: str
+    scanner: Scanner, name: str, kind: str, number: int, template: str, path: str, line_number: int
 ) -> None:
     text = expand(template, f"{name}-{number}")
     found = findings_of(scanner, text, path)
     if kind == "tp":
         # The first line is this rule's, judged against every built-in rule in order.
-        assert [rule for rule, line, _ in found if line == 1] == [name], text
+        assert [rule for rule, line, _ in found if line == line_number] == [name], text
     else:
         assert found == [], text
 
@@ -212,3 +213,12 @@ def test_a_rule_with_a_path_speaks_only_in_files_of_that_path(scanner: Scanner) 
             text = expand(template, f"{spec['name']}-{number}")
             assert findings_of(scanner, text, spec["example_path"]), text
             assert findings_of(scanner, text, "docs/example.txt") == [], text
+
+
+def test_a_rule_reading_the_line_before_judges_each_occurrence_anew(scanner: Scanner) -> None:
+    """A line judged clean once is remembered as clean, but not for a rule that reads
+    the line before: the same value line under a secret's name is a finding."""
+    value = expand('          value: "{rand:Aa0:40}"', "k8s-env")
+    assert findings_of(scanner, f"        - name: LOG_LEVEL\n{value}\n") == []
+    found = findings_of(scanner, f"        - name: API_TOKEN\n{value}\n")
+    assert [(rule, line) for rule, line, _ in found] == [("NAME_VALUE_SECRET_NEXT_LINE", 2)]

@@ -118,8 +118,11 @@ class Scanner:
         # Exact, since a rule only ever stops being tried (it broke) and a line's
         # verdict depends on nothing else, except for rules that look past their line.
         self._clean: set[tuple[str, tuple[int, ...]]] = set()
+        # And a line's verdict by a rule that reads the line before depends on that line.
         self._looking_ahead = frozenset(
-            index for index, rule in enumerate(self.rules) if rule.lookahead
+            index
+            for index, rule in enumerate(self.rules)
+            if rule.lookahead or rule.previous_line is not None
         )
         self._requires = tuple(rule.requires for rule in self.rules)
         # A locked rule is never silenced by a pragma; the administrator may turn
@@ -415,6 +418,8 @@ class Scanner:
         subject = line.text
         if not _holds(rule.requires, subject):
             return
+        if rule.previous_line is not None and not rule.previous_line.search(_previous(line)):
+            return
         if rule.lookahead:
             subject = line.whole[line.start : line.end + LOOKAHEAD_CHARS]
         pattern = self._patterns[index]
@@ -530,6 +535,14 @@ class _Line:
         self.start = start
         self.end = end
         self.text = whole[start:end]
+
+
+def _previous(line: _Line) -> str:
+    """The text of the line before ``line`` in its fragment; empty for the first."""
+    if line.start == 0:
+        return ""
+    end = line.start - 1
+    return line.whole[line.whole.rfind("\n", 0, end) + 1 : end].rstrip("\r")
 
 
 def _line_end(text: str, position: int) -> int:

@@ -54,6 +54,9 @@ class Rule:
     path: regex.Pattern[str] | None = dataclasses.field(default=None, repr=False)
     #: The name of a published check the secret must pass (see checksums.CHECKS).
     checksum: str | None = None
+    #: The line before a match must match this (the name of a Kubernetes env entry
+    #: stands on the line before its ``value:``). Built-in rules only.
+    previous_line: regex.Pattern[str] | None = dataclasses.field(default=None, repr=False)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

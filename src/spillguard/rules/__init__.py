@@ -48,10 +48,13 @@ BUILTIN_RULE: dict[str, schema.Key] = {
     "lookahead": schema.Key(bool, "true or false", False),
     "requires": schema.Key(list, "a list of strings", (), item=str),
     "path": schema.Key(str, "a regular expression of file paths"),
+    "previous_line": schema.Key(str, "a regular expression of the line before"),
     "checksum": schema.Key(str, f"one of {', '.join(CHECKS)}", None, tuple(CHECKS)),
     "blocking": schema.Key(bool, "true or false", True),
     # The path its examples are judged at: a rule with ``path`` speaks only there.
     "example_path": schema.Key(str, "a file path"),
+    # The line of a tp example its finding is on (a rule reading the line before).
+    "example_line": schema.Key(int, "a line number", 1, minimum=1),
     # Examples proven by the test suite; ``{rand:CHARSET:N}`` is expanded at test time.
     "tp": schema.Key(list, "a list of strings", (), item=str),
     "fp": schema.Key(list, "a list of strings", (), item=str),
@@ -146,6 +149,7 @@ def _rule(spec: dict[str, Any]) -> Rule:
     try:
         allow = tuple(regex.compile(item) for item in spec.get("allow", ()))
         path = regex.compile(spec["path"]) if "path" in spec else None
+        previous = regex.compile(spec["previous_line"]) if "previous_line" in spec else None
     except regex.error as error:
         raise ConfigError(f"{where}: {error}") from None
     # The pattern itself is compiled on first use (engine.compiled); the test
@@ -168,6 +172,7 @@ def _rule(spec: dict[str, Any]) -> Rule:
         requires=tuple(spec.get("requires", ())),
         path=path,
         checksum=spec.get("checksum"),
+        previous_line=previous,
     )
 
 
