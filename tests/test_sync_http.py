@@ -262,3 +262,23 @@ def test_sync_prints_no_part_of_the_credentials(
         err = capsys.readouterr().err
         assert err.startswith("spillguard: error: GET /rest/security/1.0/rules: HTTP "), err
         assert not {part for part in secret_parts if part in err}, (name, err)
+
+
+def test_an_export_page_echoing_the_header_shows_no_part_of_it(
+    work: GitRepo,
+    app: FakeApp,
+    url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A proxy's page served as the reviewed export (200): its first line is shown as
+    the CSV's columns, cut at 200 characters, after the credentials are out."""
+    app.password = SPACED
+    monkeypatch.setenv("SPILLGUARD_PASSWORD", SPACED)
+    token = base64.b64encode(f"ada:{SPACED}".encode()).decode()
+    for pad in range(150, 200, 9):
+        app.export_override = f"{'x' * pad} Authorization: Basic {token}\n1\n".encode()
+        assert main(["sync", "--server", url, "--project", "PRJ", "--repo", "app"]) == 3
+        err = capsys.readouterr().err
+        assert "no matchText column" in err, err
+        assert not {part for part in fragments(token) if part in err}, (pad, err)

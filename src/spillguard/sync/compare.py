@@ -95,7 +95,7 @@ def fetch_scan(
     for _ in range(MAX_PAGES):
         query = {**({"branch": branch} if branch else {}), "start": len(found), "limit": PAGE}
         call = Call(method="GET", path=f"{path}?{urlencode(query)}")
-        payload = json_answer(request(settings, call, sleep=sleep), call)
+        payload = json_answer(request(settings, call, sleep=sleep), call, settings.secrets)
         lines = _page(payload, call.where, shown)
         if lines == previous:
             break

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from spillguard.errors import SyncError
 from spillguard.sync.http import encoding_of
-from spillguard.sync.messages import scrub
+from spillguard.sync.messages import scrub_cut
 
 if TYPE_CHECKING:
     import zipfile
@@ -81,7 +81,7 @@ def parse_reviewed_csv(
         return [], None
     header = [_key(column) for column in rows[0]]
     if "matchtext" not in header:
-        shown = scrub(", ".join(rows[0])[:200], ())
+        shown = scrub_cut(", ".join(rows[0]), 200)
         raise SyncError(f"{where}: no matchText column (columns: {shown})")
     text_at = header.index("matchtext")
     rule_at = header.index("rulename") if "rulename" in header else None
@@ -114,7 +114,7 @@ def _zip_entries(archive: zipfile.ZipFile, where: str) -> list[tuple[str, bytes]
     budget = MAX_EXPORT
     found: list[tuple[str, bytes]] = []
     for info in csvs or entries:
-        name = scrub(info.filename[:120], ())
+        name = scrub_cut(info.filename, 120)
         with archive.open(info) as member:
             data = member.read(budget + 1)
         budget -= len(data)

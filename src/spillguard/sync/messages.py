@@ -35,6 +35,12 @@ def scrub(text: str, secrets: Sequence[str]) -> str:
     return clean(_without_credentials(text, secrets))
 
 
+def scrub_cut(text: str, limit: int, secrets: Sequence[str] = ()) -> str:
+    """Server text for a message, at most ``limit`` characters: the credentials out
+    first (and any echoed Authorization value), then collapsed, cut and made visible."""
+    return clean(_shorten(_without_credentials(text, secrets), limit))
+
+
 def _without_credentials(text: str, secrets: Sequence[str]) -> str:
     """``text`` with each secret (longest first) and each Authorization value replaced."""
     for secret in sorted(filter(None, secrets), key=len, reverse=True):

@@ -10,7 +10,7 @@ from spillguard import schema
 from spillguard.errors import SyncError
 from spillguard.rulecheck import RuleValidationError, compile_custom
 from spillguard.rules.server_names import local_rules
-from spillguard.sync.messages import scrub
+from spillguard.sync.messages import scrub, scrub_cut
 
 _NOT_NAME = re.compile(r"[^A-Za-z0-9]+")
 #: Envelope keys a paged or wrapped list may sit under (the documents do not show it).
@@ -144,7 +144,7 @@ class _Collector:
         """Two server names for one local name (``Internal token``, ``internal-token``)."""
         if not any(rule["name"] == name for rule in self.rules):
             return False
-        shown = scrub(item["name"][:80], ())
+        shown = scrub_cut(item["name"], 80)
         self.notices.append(f"warning: server rule {shown!r} is a second {name}; not used")
         return True
 
