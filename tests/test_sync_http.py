@@ -204,6 +204,12 @@ def fragments(secret: str, size: int = 6) -> set[str]:
     return {secret[start : start + size] for start in range(len(secret) - size + 1)}
 
 
+#: The Basic token the client sends for SPACED (base64 of "ada:" and the password).
+SPACED_TOKEN = base64.b64encode(f"ada:{SPACED}".encode()).decode()
+#: Every run of 6 characters of the password, of it collapsed, and of the token.
+SPACED_PARTS = fragments(SPACED) | fragments(" ".join(SPACED.split())) | fragments(SPACED_TOKEN)
+
+
 def echoes(token: str) -> Iterator[tuple[str, Answer]]:
     """Bodies that give the credentials back, near where messages are cut: a proxy's
     page echoing the request's Authorization header, the app's error body quoting the
@@ -226,8 +232,6 @@ def test_credentials_are_scrubbed_before_any_message_is_collapsed_or_cut(app: Fa
         bearer=False,
         environ={"SPILLGUARD_USERNAME": "ada", "SPILLGUARD_PASSWORD": SPACED},
     )
-    token = base64.b64encode(f"ada:{SPACED}".encode()).decode()
-    secret_parts = fragments(SPACED) | fragments(" ".join(SPACED.split())) | fragments(token)
     with serve(app) as url:
         client = ClientSettings(
             server=url,
@@ -235,50 +239,45 @@ def test_credentials_are_scrubbed_before_any_message_is_collapsed_or_cut(app: Fa
             secrets=credentials.secrets,
             max_tries=1,
         )
-        for name, answer in echoes(token):
+        for name, answer in echoes(SPACED_TOKEN):
             app.then(RULES.path, answer)
             with pytest.raises(SyncError) as caught:
                 request(client, RULES)
             shown = str(caught.value)
-            assert not {part for part in secret_parts if part in shown}, (name, shown)
+            assert not {part for part in SPACED_PARTS if part in shown}, (name, shown)
             assert "HTTP " in shown, (name, shown)
 
 
-def test_sync_prints_no_part_of_the_credentials(
-    work: GitRepo,
-    app: FakeApp,
-    url: str,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The same answers, through ``spillguard sync`` to its one line on stderr."""
+@pytest.fixture
+def spaced_sync(
+    work: GitRepo, app: FakeApp, url: str, monkeypatch: pytest.MonkeyPatch
+) -> list[str]:
+    """``spillguard sync`` against the app, with SPACED as the password."""
     app.password = SPACED
     monkeypatch.setenv("SPILLGUARD_PASSWORD", SPACED)
-    token = base64.b64encode(f"ada:{SPACED}".encode()).decode()
-    secret_parts = fragments(SPACED) | fragments(" ".join(SPACED.split())) | fragments(token)
-    for name, answer in echoes(token):
+    return ["sync", "--server", url, "--project", "PRJ", "--repo", "app"]
+
+
+def test_sync_prints_no_part_of_the_credentials(
+    app: FakeApp, spaced_sync: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same answers, through ``spillguard sync`` to its one line on stderr."""
+    for name, answer in echoes(SPACED_TOKEN):
         app.then(RULES.path, answer)
-        assert main(["sync", "--server", url, "--project", "PRJ", "--repo", "app"]) == 3, name
+        assert main(spaced_sync) == 3, name
         err = capsys.readouterr().err
         assert err.startswith("spillguard: error: GET /rest/security/1.0/rules: HTTP "), err
-        assert not {part for part in secret_parts if part in err}, (name, err)
+        assert not {part for part in SPACED_PARTS if part in err}, (name, err)
 
 
 def test_an_export_page_echoing_the_header_shows_no_part_of_it(
-    work: GitRepo,
-    app: FakeApp,
-    url: str,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    app: FakeApp, spaced_sync: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A proxy's page served as the reviewed export (200): its first line is shown as
     the CSV's columns, cut at 200 characters, after the credentials are out."""
-    app.password = SPACED
-    monkeypatch.setenv("SPILLGUARD_PASSWORD", SPACED)
-    token = base64.b64encode(f"ada:{SPACED}".encode()).decode()
     for pad in range(150, 200, 9):
-        app.export_override = f"{'x' * pad} Authorization: Basic {token}\n1\n".encode()
-        assert main(["sync", "--server", url, "--project", "PRJ", "--repo", "app"]) == 3
+        app.export_override = f"{'x' * pad} Authorization: Basic {SPACED_TOKEN}\n1\n".encode()
+        assert main(spaced_sync) == 3
         err = capsys.readouterr().err
         assert "no matchText column" in err, err
-        assert not {part for part in fragments(token) if part in err}, (pad, err)
+        assert not {part for part in SPACED_PARTS if part in err}, (pad, err)
