@@ -31,6 +31,8 @@ CHARSETS = {
     "a0_-": string.ascii_lowercase + string.digits + "_-",
     # bech32, as in age keys
     "B32": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
+    # base58 (Bitcoin's: no 0, O, I or l), as in extended keys and Storj grants
+    "B58": "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz",
 }
 _TEMPLATE = regex.compile(r"\{rand:([^:}]+):(\d+)\}")
 _CRC32 = regex.compile(r"([A-Za-z0-9]+)\{crc32\}")
