@@ -259,3 +259,19 @@ def test_the_wikis_globally_reviewed_lines_apply_to_its_space(work, app, url, ca
     work.write("a.cfg", f"a = {everywhere}\nb = {other_space}\n")
     assert main(["scan", "--files", "a.cfg", "--format", "json"]) == 1
     assert [f["line"] for f in json.loads(capsys.readouterr().out)["findings"]] == [2]
+
+
+def test_a_rule_of_the_servers_repository_file_is_named_until_defined_here(
+    work, app, url, capsys
+) -> None:
+    app.repository_rules = ["AWS_CLIENT_ID", "BITCOIN_ADDRESS"]
+    sync(url, capsys)
+    work.write("clean.txt", "nothing here\n")
+    for _ in range(2):
+        _, out, err = scan(capsys, "clean.txt")
+        named = [line for line in (out + err).splitlines() if "BITCOIN_ADDRESS" in line]
+        assert len(named) == 1
+        assert "repository configuration file" in named[0]
+    work.write(".spillguard.toml", "[custom_rules]\nBITCOIN_ADDRESS = 'btc_[0-9a-f]{30}'\n")
+    _, out, err = scan(capsys, "clean.txt")
+    assert "BITCOIN_ADDRESS" not in out + err

@@ -200,7 +200,12 @@ def load_synced(  # noqa: PLR0913 - keyword-only options of one call
     ``local_rule_names`` are the custom rules of the local files: a reviewed line
     under one of those names is bound to that rule.
     """
-    from spillguard.sync.fidelity import bind_reviewed, server_table, unreproduced_notice
+    from spillguard.sync.fidelity import (
+        bind_reviewed,
+        repository_notice,
+        server_table,
+        unreproduced_notice,
+    )
 
     path = cache_path(start, environ)
     if not path.is_file():
@@ -212,10 +217,11 @@ def load_synced(  # noqa: PLR0913 - keyword-only options of one call
         known = builtin_names | local_rule_names | set(table["custom_rules"])
         reviewed, unknown = bind_reviewed(reviewed_entries(data), known, builtin_names)
         missing = unreproduced_notice(data, builtin_names)
+        undefined = repository_notice(data, known, builtin_names)
     except (ConfigError, KeyError, TypeError, AttributeError) as error:
         reason = error if isinstance(error, ConfigError) else f"{path}: malformed sync cache"
         return SyncedConfig(notices=(f"warning: ignoring the sync cache: {reason}",))
-    notices = (age_notice(data, max_age_hours), missing, unknown)
+    notices = (age_notice(data, max_age_hours), missing, undefined, unknown)
     return SyncedConfig(
         layers=(layer,),
         reviewed=reviewed,

@@ -93,6 +93,26 @@ def unreproduced_notice(data: Mapping[str, Any], builtin_names: Collection[str])
     return f"warning: {len(missing)} rules the server applies are not applied here: {named}"
 
 
+def repository_notice(
+    data: Mapping[str, Any], known: Collection[str], builtin_names: Collection[str]
+) -> str | None:
+    """One line naming the rules the server applies to the repository (its ``rule_types``)
+    that are neither in its rule list nor defined here: the custom rules of the server's
+    repository configuration file when that file is not read here."""
+    listed = {rule["name"] for rule in (*data.get("rules", ()), *data.get("refused", ()))}
+    missing = [
+        name
+        for name in data.get("repository_rules") or ()
+        if name not in listed and name not in known and not local_rules(name, builtin_names)
+    ]
+    if not missing:
+        return None
+    return (
+        f"warning: the server also applies {', '.join(missing)} to this repository (its "
+        "repository configuration file's rules); no local rule has those names"
+    )
+
+
 def bind_reviewed(
     entries: Iterable[ReviewedEntry], rule_names: Collection[str], builtin_names: Collection[str]
 ) -> tuple[tuple[ReviewedEntry, ...], str | None]:
