@@ -223,14 +223,42 @@ def test_tree_of_an_empty_repository_says_it_has_no_commits(repo: GitRepo, capsy
     )
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "sarif", "csv"])
-def test_rules_refuses_a_format_it_cannot_write(tmp_path: Path, capsys, fmt: str) -> None:
-    assert main(["rules", "--repo", str(tmp_path), "--format", fmt]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err == (
-        f"spillguard: error: rules --format {fmt}: the rule list is text or json\n"
+def test_rules_offers_only_the_options_it_honours(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["rules", "--help"])
+    usage = capsys.readouterr().out
+    assert "--format {text,json}" in usage
+    for option in ("csv", "--include-plaintext", "--deduplicate", "--color", "--quiet"):
+        assert option not in usage
+
+
+@pytest.mark.parametrize("argv", [["--format", "csv"], ["--include-plaintext"], ["--deduplicate"]])
+def test_rules_refuses_what_it_cannot_do(tmp_path: Path, capsys, argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["rules", "--repo", str(tmp_path), *argv])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().out == ""
+
+
+def test_rules_text_has_a_header_and_descriptions(tmp_path: Path, capsys) -> None:
+    (tmp_path / ".spillguard.toml").write_text(
+        "[custom_rules]\nINTERNAL_TOKEN = { regexp = 'itk_[a-z0-9]{24}', "
+        "description = 'Our internal API token', blocking = false }\n"
     )
+    assert main(["rules", "--repo", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["RULE", "KIND", "STATE", "MODE", "SOURCE", "DESCRIPTION"]
+    assert lines[1].split()[:4] == ["AWS_CLIENT_ID", "builtin", "enabled", "blocking"]
+    assert lines[1].endswith("  AWS access key ID")
+    custom = next(line for line in lines if line.startswith("INTERNAL_TOKEN "))
+    assert custom.split()[:4] == ["INTERNAL_TOKEN", "custom", "enabled", "warn"]
+    assert custom.endswith("  Our internal API token")
+    for row in (lines[1], custom):  # the columns line up under the header
+        assert row[lines[0].index("KIND") :].startswith(("builtin", "custom"))
+        assert row[lines[0].index("DESCRIPTION") :] in {
+            "AWS access key ID",
+            "Our internal API token",
+        }
 
 
 def test_reports_page_documents_the_max_line_length() -> None:

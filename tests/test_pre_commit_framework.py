@@ -48,7 +48,7 @@ def test_framework_runs_the_hooks_from_pre_commit_hooks_yaml(
     repo.write(
         ".pre-commit-config.yaml",
         f"repos:\n- repo: {url}\n  rev: {rev}\n  hooks:\n  - id: spillguard\n"
-        "  - id: spillguard-pre-push\n",
+        "  - id: spillguard-pre-push\n  - id: spillguard-tree\n  - id: spillguard-history\n",
     )
     repo.commit("config")
     framework = [
@@ -98,6 +98,26 @@ def test_framework_runs_the_hooks_from_pre_commit_hooks_yaml(
     assert pushed.returncode != 0, output
     assert f"commit {leak[:10]}" in output
     assert "push blocked by 1 blocking finding(s)" in output
+
+    # the whole repository: --all-files runs the index-only hook, which passes; the
+    # manual-stage ids find the committed secret
+    everything = run_framework(repo, "run", "--all-files")
+    assert everything.returncode == 0, everything.stdout + everything.stderr
+    for hook_id, shown in (("spillguard-tree", "app.py:1:8"), ("spillguard-history", leak[:10])):
+        found = run_framework(repo, "run", "--hook-stage", "manual", hook_id)
+        assert found.returncode == 1, found.stdout + found.stderr
+        assert shown in found.stdout
+        assert SECRET not in found.stdout + found.stderr
+
+
+def run_framework(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def push(repo: GitRepo) -> subprocess.CompletedProcess[str]:

@@ -275,8 +275,17 @@ def _add_install_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
 
 def _add_rules_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rules = commands.add_parser("rules", help="list the effective rules")
-    rules.add_argument("--repo", default=".", metavar="DIR")
-    _add_common_options(rules)
+    rules.add_argument("--repo", default=".", metavar="DIR", help="the repository (default .)")
+    # Only what the rule list honours: it is no report, so no CSV, no plaintext, no colour.
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--output", metavar="FILE", help="write the list to FILE ('-': stdout)")
+    rules.add_argument("--config", metavar="FILE", help="the global (user or administrator) file")
+    rules.add_argument("--offline", action="store_true", help="leave the synced rules out")
+    rules.add_argument(
+        "--config-from",
+        choices=("auto", "default-branch", "work-tree"),
+        help="read .spillguard.toml from the remote's default branch or the work tree",
+    )
 
 
 def _add_sync_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -528,7 +537,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         return run_sync_command(_from_args(SyncOptions, args))
     from spillguard.commands.rules import run_rules_command
 
-    return run_rules_command(RulesOptions(common=_common(args), repo=args.repo))
+    common = CommonOptions(
+        format=args.format,
+        output=args.output,
+        config=args.config,
+        offline=args.offline,
+        config_from=args.config_from,
+    )
+    return run_rules_command(RulesOptions(common=common, repo=args.repo))
 
 
 @contextlib.contextmanager

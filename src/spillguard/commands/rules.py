@@ -7,7 +7,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import ConfigError, ExitCode, UsageError
+from spillguard.errors import ConfigError, ExitCode
 from spillguard.loading import load_config
 from spillguard.output import open_output
 
@@ -78,16 +78,20 @@ def _server_column(rule: Rule, view: ServerView) -> str:
 
 
 def _write_text(stream: TextIO, rules: tuple[Rule, ...], view: ServerView) -> None:
-    from spillguard.report.sanitize import clean_name
+    from spillguard.report.sanitize import clean, clean_name
 
-    width = max(len(rule.name) for rule in rules)
-    for rule in rules:
+    width = max(len("RULE"), *(len(rule.name) for rule in rules))
+    sources = [clean_name(rule.source) for rule in rules]  # paths, as config check shows them
+    source_width = max(len("SOURCE"), *(len(source) for source in sources))
+    server = "  SERVER" if view.synced else ""
+    header = f"{'RULE':<{width}}  KIND     STATE     MODE      {'SOURCE':<{source_width}}"
+    stream.write(f"{header}{server}  DESCRIPTION\n")
+    for rule, source in zip(rules, sources, strict=True):
         state = "enabled " if rule.enabled else "disabled"
         block = "blocking" if rule.blocking else "warn    "
-        source = clean_name(rule.source)  # a path: shown as config check shows it
-        line = f"{rule.name:<{width}}  {rule.kind:<7}  {state}  {block}  {source}"
-        described = f"  {rule.description}" if rule.description else ""
-        stream.write(f"{line}{_server_column(rule, view)}{described}\n")
+        line = f"{rule.name:<{width}}  {rule.kind:<7}  {state}  {block}  {source:<{source_width}}"
+        described = f"  {clean(rule.description)}" if rule.description else ""
+        stream.write(f"{line}{_server_column(rule, view)}{described}".rstrip() + "\n")
     if view.missing:
         stream.write("\nserver rules not applied here (no local rule stands for them):\n")
     for item in view.missing:
@@ -97,8 +101,6 @@ def _write_text(stream: TextIO, rules: tuple[Rule, ...], view: ServerView) -> No
 
 def run_rules_command(options: RulesOptions) -> int:
     common = options.common
-    if common.format not in {"text", "json"}:
-        raise UsageError(f"rules --format {common.format}: the rule list is text or json")
     from pathlib import Path
 
     from spillguard.git import config_root
