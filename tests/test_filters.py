@@ -8,6 +8,7 @@ from spillguard.engine import Scanner
 from spillguard.filters import is_env_reference, is_placeholder, password_value_rejected
 from spillguard.models import Fragment, PasswordFilters, RuleSet
 from spillguard.rules import builtin_rules
+from testing.recall.families import DOCUMENTED
 from testing.tokens import expand
 
 ENV_REFERENCES = [
@@ -48,6 +49,7 @@ ENV_REFERENCES = [
     "DB_PASSWORD",
     "https://vault.example.com/v1/secret/db",
     "/run/secrets/db_password",
+    "config/certs/client-key.pem",
 ]
 PLACEHOLDERS = [
     '""',
@@ -73,6 +75,8 @@ PLACEHOLDERS = [
     "TODO",
     "...",
     "abc...",
+    "fake-secret-for-tests",
+    "dummy_token",
 ]
 SECRETS = [
     expand("{rand:Aa0:16}", "f1"),
@@ -140,3 +144,11 @@ def test_generic_password_settings_come_from_the_configuration(tmp_path, capsys)
     out = capsys.readouterr().out
     assert "app.cfg:1" in out
     assert "app.cfg:2" in out
+
+
+@pytest.mark.parametrize(("path", "line"), DOCUMENTED)
+def test_documented_example_credentials_are_not_reported(path: str, line: str) -> None:
+    """AWS's EXAMPLE pair, the Azure storage emulator's key, the jwt.io and RFC 7519
+    tokens, GitHub's docs token (a wrong checksum), vendors' sample passwords."""
+    scanner = Scanner(RuleSet(rules=builtin_rules()))
+    assert scanner.scan(Fragment(path=path, text=line)) == []

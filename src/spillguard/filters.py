@@ -52,6 +52,8 @@ _ENV_REFERENCE = _Lazy(
     | ^Ag[A-D][A-Za-z0-9+/]{300,}={0,2}$    # a SealedSecret, encrypted for its cluster
     | ^[a-z][a-z0-9+.-]*://\S+$ | ^(?:~|\.{1,2})?/[\w./-]+$   # a URL or a file path
     | ^/[\w./-]+(?::/?[\w./,-]+)+$          # a mount or a search path (/etc/passwd:ro)
+    | ^[\w.-]+(?:/[\w.-]+)+\.(?:pem|key|crt|cer|der|p12|pfx|jks|keystore|pub   # a relative
+        |json|ya?ml|txt|env|conf|cfg|ini|toml)$          # file path (certs/client-key.pem)
     | ^(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/[\w./-]*$   # a host and path (www.google.com/)
     | ^(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|edu|gov|info|local|internal|localdomain)$
     | ^arn:aws[\w-]*:                       # an AWS resource name (a Secrets Manager ARN)

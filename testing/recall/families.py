@@ -352,6 +352,9 @@ FRAMEWORKS = [
 ]
 
 FRAMEWORK_NEAR_MISSES = [
+    ("config/mqtt.yaml", "client_key: config/certs/client-key.pem"),
+    ("main.tf", '  signing_key = "keys/release-signing.pub"'),
+    ("settings.py", "SIGNING_KEY = 'secrets/jwt-signing-key.json'"),
     ("mysite/settings.py", "SECRET_KEY = os.environ['DJANGO_SECRET_KEY']"),
     ("mysite/settings.py", "SECRET_KEY = 'django-insecure-change-me'"),
     ("mysite/settings.py", "SECRET_KEY = env('SECRET_KEY', default='unsafe-secret-key')"),

@@ -1,0 +1,28 @@
+"""The generated recall corpus (bench/recall.py): the structural families stay found,
+their near-misses stay silent."""
+
+from __future__ import annotations
+
+import pytest
+
+from spillguard.engine import Scanner
+from spillguard.models import Fragment, RuleSet
+from spillguard.rules import builtin_rules
+from testing.recall.families import FAMILIES
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_structural_family_recall_and_near_misses(family: str) -> None:
+    scanner = Scanner(RuleSet(rules=builtin_rules()))
+    found = missed = flagged = silent = 0
+    for case in FAMILIES[family]("test"):
+        findings = scanner.scan(Fragment(path=case.path, text=case.text))
+        if case.line is None:
+            flagged += bool(findings)
+            silent += not findings
+        elif any(finding.line == case.line for finding in findings):
+            found += 1
+        else:
+            missed += 1
+    assert found >= 0.9 * (found + missed), (family, found, missed)
+    assert flagged <= 0.02 * (flagged + silent), (family, flagged, silent)
