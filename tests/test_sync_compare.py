@@ -135,3 +135,24 @@ def test_what_cannot_be_reproduced_is_named_beside_the_comparison(work, app, url
     code, _, err = run_compare(url, capsys, "--branch", "main")
     assert code == 0
     assert "PAYROLL_EXPORT" in err
+
+
+def test_a_variant_without_scan_results_is_one_clear_line(work, app, url, capsys) -> None:
+    code = main(["sync", "--compare", "--variant", "wiki", "--server", url, "--space", "DOCS"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "the wiki variant offers no scan result of a branch" in err
+
+
+def test_the_servers_error_body_is_shown(work, app, url, capsys) -> None:
+    from testing.fake_server import Answer
+
+    commit_lines(work, ["nothing = 1"])
+    synced(work, url, capsys)
+    refused = Answer.error(404, "Not Found", "Repository app does not exist in project PRJ")
+    app.then("/rest/security/1.0/scan/PRJ/repos/app", refused)
+    code, _, err = run_compare(url, capsys, "--branch", "main")
+    assert code == 3
+    assert "HTTP 404" in err
+    assert "Repository app does not exist in project PRJ" in err
