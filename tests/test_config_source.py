@@ -71,6 +71,16 @@ def test_pre_push_is_judged_by_the_remote_default_branch(clone: GitRepo) -> None
     ) in pushed.stderr
 
 
+def test_a_push_to_the_remote_url_is_judged_by_that_remote_default_branch(
+    clone: GitRepo,
+) -> None:
+    loosen(clone)
+    url = clone.git("remote", "get-url", "origin").strip()
+    pushed = run(["git", "push", "-q", url, "feature"], clone.path)  # git passes the URL
+    assert pushed.returncode != 0, pushed.stderr
+    assert "app.py:1" in pushed.stderr
+
+
 def test_the_reviewed_file_is_read_from_the_default_branch_too(clone: GitRepo) -> None:
     clone.git("checkout", "-q", "-b", "feature")
     clone.write("app.py", f"key = '{KEY}'\n")

@@ -81,7 +81,7 @@ def _git(repo_dir: str, *args: str, stdin: bytes | None = None) -> bytes | None:
 def _default_branch(repo_dir: str, remote: str | None) -> tuple[str, str, tuple[str, ...]] | str:
     """(ref, its short name, notes) of the remote's default branch, or a note saying why
     there is none and that the local files are read instead."""
-    name = remote or _default_remote(repo_dir)
+    name = _remote_name(repo_dir, remote) if remote else _default_remote(repo_dir)
     if name is None:
         return "note: no remote whose default branch has the configuration: local files are read"
     prefix = f"refs/remotes/{name}/"
@@ -100,6 +100,17 @@ def _default_branch(repo_dir: str, remote: str | None) -> tuple[str, str, tuple[
         f"note: the default branch of {name} is not known (git fetch {name}, then git remote "
         f"set-head {name} --auto): the configuration is read from the local files"
     )
+
+
+def _remote_name(repo_dir: str, remote: str) -> str:
+    """The remote's name: git gives a pre-push hook the URL when a push names no remote,
+    and the remote configured with that URL has the remote-tracking branches."""
+    listed = _git(repo_dir, "config", "--get-regexp", r"^remote\..*\.url$") or b""
+    for line in listed.decode(errors="replace").splitlines():
+        key, _, url = line.partition(" ")
+        if url == remote:
+            return key.removeprefix("remote.").removesuffix(".url")
+    return remote
 
 
 def _default_remote(repo_dir: str) -> str | None:
