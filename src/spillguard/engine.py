@@ -162,6 +162,11 @@ class Scanner:
             return frozenset()
         return self.ruleset.locked
 
+    def judged_alike(self, old: str, new: str) -> bool:
+        """Whether text at ``old`` and at ``new`` meet the same rules: content a rename
+        carries between such paths was judged where it was, and is not judged again."""
+        return old == new or self._path_exempt(old) == self._path_exempt(new)
+
     def worth_scanning(self, texts: Sequence[str]) -> list[bool]:
         """Which texts hold a keyword of some rule; the others cannot yield a finding.
 

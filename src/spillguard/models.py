@@ -121,6 +121,10 @@ class Fragment:
     start_line: int = 1
     commit: CommitInfo | None = None
     ref: str | None = None
+    #: Set on lines a rename carried over from this path unchanged: judged only when
+    #: that path's rules differ from ``path``'s (an allowlisted path, say), since
+    #: content that arrives at a path is judged by that path's rules.
+    moved_from: str | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -67,6 +67,10 @@ class Tally:
         try:
             for item in items:
                 if isinstance(item, Fragment):
+                    if item.moved_from is not None and scanner.judged_alike(
+                        item.moved_from, item.path
+                    ):
+                        continue  # moved unchanged between paths judged alike
                     batch.append(item)
                     if len(batch) >= size:
                         self._judge_batch(batch, scanner, on_finding)

@@ -24,7 +24,6 @@ so its lines and line numbers are the text's, not its bytes'.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -33,7 +32,12 @@ from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 from spillguard import git
 from spillguard.decode import as_utf8, wide_encoding
 from spillguard.models import CommitInfo, CommitWalked, Skipped
-from spillguard.sources.diffparse import REGULAR_MODES, commit_info_from, fragments
+from spillguard.sources.diffparse import (
+    REGULAR_MODES,
+    carried_lines,
+    commit_info_from,
+    fragments,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -93,16 +97,18 @@ def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff
     to each of them too are kept.
     """
     commit_id = commit.id if commit else None
-    for path, item in _added_by_file(repo, diff, others, max_size):
+    for path, item, moved_from in _added_by_file(repo, diff, others, max_size):
         if isinstance(item, str):
             yield Skipped(path=path, reason=item, commit=commit_id)
         else:
-            yield from fragments(path, item, commit, ref)
+            yield from fragments(path, item, commit, ref, moved_from)
 
 
 def _added_by_file(
     repo: pygit2.Repository, diff: pygit2.Diff, others: tuple[pygit2.Tree, ...], max_size: int
-) -> Iterator[tuple[str, AddedLines | str]]:
+) -> Iterator[tuple[str, AddedLines | str, str | None]]:
+    """Each file's added lines, or why it is left out; and after a renamed file's added
+    lines, the lines the rename carried over, with the path they came from."""
     moved = _deleted_contents(diff)
     for delta in diff.deltas:
         if delta.status in _NOTHING_ADDED:
@@ -112,17 +118,25 @@ def _added_by_file(
             continue  # a merge that took this file from another parent adds nothing here
         reason, data = git.skip_reason(repo, new.id, new.mode, max_size)
         if reason is not None:
-            yield new.path, reason
+            yield new.path, reason, None
             continue
-        if _moved(delta, moved):
-            continue  # a deleted file's content under a new name: a rename, unchanged
-        old_id = delta.old_file.id
-        old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
-        added = text_added(old, data)
+        source = _moved(delta, moved)
+        if source is not None:  # a deleted file's content under a new name: nothing added
+            added: AddedLines = {}
+        else:
+            old_id = delta.old_file.id
+            old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
+            added = text_added(old, data)
+            if delta.status == DeltaStatus.RENAMED:
+                source = delta.old_file.path
+        carried = {} if source is None else carried_lines(data, added)
         for tree in others:
             added = also_added_against(repo, tree, new.path, new.id, added)
+            carried = also_added_against(repo, tree, new.path, new.id, carried)
         if added:
-            yield new.path, added
+            yield new.path, added, None
+        if carried:
+            yield new.path, carried, source
 
 
 def tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:
@@ -138,31 +152,29 @@ def find_renames(diff: pygit2.Diff) -> pygit2.Diff:
     for thousands of files and stop pairing past about a thousand."""
     contents = _deleted_contents(diff)
     added = [delta for delta in diff.deltas if delta.status == DeltaStatus.ADDED]
-    if not (added and all(_moved(delta, contents) for delta in added)):
+    if not (added and all(_moved(delta, contents) is not None for delta in added)):
         diff.find_similar(flags=DiffFind.FIND_RENAMES)
     return diff
 
 
-def _deleted_contents(diff: pygit2.Diff) -> Counter[str]:
-    """The blob ids of the regular files the diff deletes (and does not pair as renames),
-    each as often as it is deleted."""
-    return Counter(
-        str(delta.old_file.id)
-        for delta in diff.deltas
-        if delta.status == DeltaStatus.DELETED and delta.old_file.mode in REGULAR_MODES
-    )
+def _deleted_contents(diff: pygit2.Diff) -> dict[str, list[str]]:
+    """The paths of the regular files the diff deletes (and does not pair as renames),
+    by blob id."""
+    contents: dict[str, list[str]] = {}
+    for delta in diff.deltas:
+        if delta.status == DeltaStatus.DELETED and delta.old_file.mode in REGULAR_MODES:
+            contents.setdefault(str(delta.old_file.id), []).append(delta.old_file.path)
+    return contents
 
 
-def _moved(delta: pygit2.DiffDelta, contents: Counter[str]) -> bool:
-    """Whether ``delta`` adds a regular file whose content a deleted file had (taking that
-    content from ``contents``, so each deletion explains one addition)."""
+def _moved(delta: pygit2.DiffDelta, contents: dict[str, list[str]]) -> str | None:
+    """The deleted path whose content ``delta`` adds as a regular file, or None; the
+    path is taken from ``contents``, so each deletion explains one addition (a second
+    copy of the same content is an added file)."""
     if delta.status != DeltaStatus.ADDED or delta.new_file.mode not in REGULAR_MODES:
-        return False
-    blob = str(delta.new_file.id)
-    if contents[blob] <= 0:
-        return False
-    contents[blob] -= 1
-    return True
+        return None
+    paths = contents.get(str(delta.new_file.id))
+    return paths.pop() if paths else None
 
 
 def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object | None:

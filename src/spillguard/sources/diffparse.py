@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import itertools
 import mmap
 import operator
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from spillguard.decode import decode
+from spillguard.decode import as_utf8, decode
 from spillguard.errors import GitError, missing_object
 from spillguard.models import CommitInfo, Fragment
 from spillguard.sources.listing import BOUNDED_PACK_MAPS
@@ -94,6 +95,11 @@ class FileDiff:
     #: Lines the new side has at least, by its hunks' line numbers.
     lines: int = 0
     added: dict[int, bytes] = dataclasses.field(default_factory=dict)
+    #: A rename's old path (``--find-renames``), as git wrote it.
+    old_path: bytes | None = None
+    #: A merge's renamed file: the lines new relative to every other parent too; only
+    #: those of the lines the rename carried over are the merge's own.
+    carry_within: set[int] | None = None
 
 
 @dataclasses.dataclass(slots=True)
@@ -136,14 +142,16 @@ def _raw_entry(line: bytes) -> FileDiff:
     modes_ids = fields.split(b" ")
     status = modes_ids.pop()
     new_mode, old_id, new_id = modes_ids[parents], modes_ids[parents + 1], modes_ids[-1]
+    old_path = None
     if status[:1] in {b"R", b"C"}:  # ``old<TAB>new``: the new path is the file's
-        path = path.rpartition(b"\t")[2]
+        old_path, _, path = path.rpartition(b"\t")
     return FileDiff(
         new_mode=int(new_mode, 8),
         old_id=old_id.decode(),
         new_id=new_id.decode(),
         status=status.decode()[:1],
         path=path,
+        old_path=old_path,
     )
 
 
@@ -585,7 +593,11 @@ def _failure(told: bytes, code: int) -> str:
 
 
 def fragments(
-    path: str, added: Mapping[int, bytes], info: CommitInfo | None, ref: str | None
+    path: str,
+    added: Mapping[int, bytes],
+    info: CommitInfo | None,
+    ref: str | None,
+    moved_from: str | None = None,
 ) -> Iterator[Fragment]:
     """One fragment per run of consecutive line numbers.
 
@@ -595,9 +607,9 @@ def fragments(
     numbers = list(added)
     if not numbers:
         return
+    fragment = functools.partial(Fragment, path=path, commit=info, ref=ref, moved_from=moved_from)
     if numbers == list(range(numbers[0], numbers[0] + len(numbers))):  # one run, in order
-        text = decode(b"".join(added.values()))
-        yield Fragment(path=path, text=text, start_line=numbers[0], commit=info, ref=ref)
+        yield fragment(text=decode(b"".join(added.values())), start_line=numbers[0])
         return
     if numbers != sorted(numbers):
         added = dict(sorted(added.items()))
@@ -606,6 +618,22 @@ def fragments(
     start = 0
     for _, run in itertools.groupby(map(operator.sub, numbers, itertools.count())):
         end = start + len(list(run))
-        text = decode(b"".join(lines[start:end]))
-        yield Fragment(path=path, text=text, start_line=numbers[start], commit=info, ref=ref)
+        yield fragment(text=decode(b"".join(lines[start:end])), start_line=numbers[start])
         start = end
+
+
+def lines_by_number(data: bytes) -> dict[int, bytes]:
+    """A blob's lines (each with its newline, the last perhaps without), by 1-based
+    number, split where git splits them; UTF-16/32 text as UTF-8, as diffs read it."""
+    lines = as_utf8(data).split(b"\n")
+    last = lines.pop()
+    numbered = {number: line + b"\n" for number, line in enumerate(lines, start=1)}
+    if last:
+        numbered[len(lines) + 1] = last
+    return numbered
+
+
+def carried_lines(data: bytes, added: Mapping[int, bytes]) -> dict[int, bytes]:
+    """The lines of a renamed file's new content that its diff did not add: what the
+    rename carried over from the old path."""
+    return {n: line for n, line in lines_by_number(data).items() if n not in added}

@@ -36,6 +36,7 @@ from spillguard.sources.diffparse import (
     EMPTY_TREE,
     REGULAR_MODES,
     CommitDiff,
+    carried_lines,
     fragments,
     git_command,
     plain_text,
@@ -63,6 +64,8 @@ class Staged:
     small: dict[str, bytes]
     #: The staged content of each requested file, or None when it is not staged.
     texts: dict[str, bytes | None]
+    #: Content of the renamed files' new blobs, by blob id.
+    renamed: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
     def items(
         self, *, max_size: int, commit: CommitInfo | None = None, ref: str | None = None
@@ -73,8 +76,15 @@ class Staged:
                 yield Skipped(
                     path=path, reason=reason, commit=None if commit is None else commit.id
                 )
-            else:
-                yield from fragments(path, file.added, commit, ref)
+                continue
+            yield from fragments(path, file.added, commit, ref)
+            content = self.renamed.get(file.new_id) if file.old_path is not None else None
+            if content is not None and file.old_path is not None and not is_binary(content):
+                carried = carried_lines(content, file.added)
+                if file.carry_within is not None:
+                    carried = {n: line for n, line in carried.items() if n in file.carry_within}
+                source = unquote(file.old_path).decode("utf-8", "replace")
+                yield from fragments(path, carried, commit, ref, source)
 
     def _skip_reason(self, file: FileDiff, size: int, max_size: int) -> str | None:
         """In ``git.skip_reason``'s order; only SHA-1's fallbacks never reach the first three."""
@@ -238,7 +248,7 @@ def _changed_files(
     against = [{file.path: file for file in other.files} for other in others]
     files = []
     for file in diff.files:
-        if file.status == "D" or file.old_id == file.new_id:
+        if file.status == "D" or (file.status == "M" and file.old_id == file.new_id):
             continue  # a deletion, or a mode-only change: nothing added
         seen = [other.get(file.path) for other in against]
         if None in seen:
@@ -246,6 +256,10 @@ def _changed_files(
         for other in seen:
             if other is not None:
                 file.added = {n: line for n, line in file.added.items() if n in other.added}
+                within = set(other.added)
+                if file.carry_within is not None:
+                    within &= file.carry_within
+                file.carry_within = within
         files.append((unquote(file.path).decode("utf-8", "replace"), file))
     return files
 
@@ -296,13 +310,17 @@ def _with_blobs(
     if sizes is None:
         return None
     small = [blob for blob in blobs if sizes.get(blob, LFS_POINTER_LIMIT) < LFS_POINTER_LIMIT]
-    contents = _contents(git_dir, small + [name for name in staged if name in sizes])
+    # A renamed file's whole content: what the rename carried may meet other rules.
+    renamed = [file.new_id for _, file in files if file.old_path is not None]
+    wanted = dict.fromkeys([*small, *renamed, *(name for name in staged if name in sizes)])
+    contents = _contents(git_dir, list(wanted))
     if contents is None:
         return None
     return Staged(
         files=tuple((path, file, sizes.get(file.new_id, 0)) for path, file in files),
-        small={name: data for name, data in contents.items() if ":" not in name},
+        small={blob: contents[blob] for blob in small},
         texts={path: contents.get(f"{tree}:{path}") for path in paths},
+        renamed={blob: contents[blob] for blob in renamed},
     )
 
 
