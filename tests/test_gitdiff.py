@@ -16,6 +16,7 @@ from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit, text_added
 from spillguard.sources.diffparse import COMMIT_FORMAT, fragments, git_command, run_diff_tree
 from spillguard.sources.history import select_commits
+from spillguard.sources.messages import COMMIT_MESSAGE
 from testing.genrepo import generate
 from testing.gitrepo import GitRepo, git
 from testing.tokens import expand
@@ -35,6 +36,11 @@ TAIL_AFTER = "def main():\n    pass\n}\n}\nvalue_00 = 0000\n}\n}\n" + SHARED_TAI
 EXT_LFS = (
     "version https://git-lfs.github.com/spec/v1\next-0-foo sha256:{}\noid sha256:{}\nsize 12345\n"
 )
+
+
+def _of_a_file(item: object) -> bool:
+    """A fragment of a file's lines (not of a commit's message)."""
+    return isinstance(item, Fragment) and item.path != COMMIT_MESSAGE
 
 
 def simple(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object]:
@@ -300,7 +306,7 @@ def test_merges_are_the_same_item_for_item_and_mostly_git_s(merges, monkeypatch)
     by_merges = {
         (item.commit.message.split("\n")[0], item.text)
         for item in expected
-        if isinstance(item, Fragment) and item.commit and item.commit.message.startswith("merge")
+        if _of_a_file(item) and item.commit and item.commit.message.startswith("merge")
     }
     # a resolution is the merge's own; what a branch brought in is its commits'
     resolution = f"b = 'both {KEY}'\nresolved = '{KEY}'\n"
@@ -421,7 +427,7 @@ def test_random_merges_are_the_same_item_for_item(random_merges, monkeypatch) ->
     own = {
         item.commit.id
         for item in expected
-        if isinstance(item, Fragment) and item.commit and item.commit.id in merges
+        if _of_a_file(item) and item.commit and item.commit.id in merges
     }
     # Most merges add lines of their own, and git's combined diffs found them, for
     # many files without libgit2 (the others lost lines: see _read_combined_hunks).
@@ -429,7 +435,7 @@ def test_random_merges_are_the_same_item_for_item(random_merges, monkeypatch) ->
     blobs = {
         str(repo[item.commit.id].tree[item.path].id)
         for item in expected
-        if isinstance(item, Fragment) and item.commit and item.commit.id in merges
+        if _of_a_file(item) and item.commit and item.commit.id in merges
     }
     assert len(blobs) // 4 <= len(blobs - set(exact)) < len(blobs)
     assert any(isinstance(item, Skipped) and item.commit in merges for item in expected)
@@ -477,7 +483,7 @@ def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
     opened, commits = every_commit(repo.path)
     expected = simple(opened, commits)
     assert fast(opened, commits) == expected
-    fragments = [item for item in expected if isinstance(item, Fragment)]
+    fragments = [item for item in expected if _of_a_file(item)]
     assert len(fragments) == 6
     assert {fragment.commit.author for fragment in fragments if fragment.commit} >= {"Zoë", "Anne"}
     dates = {
@@ -519,7 +525,7 @@ def test_large_hunks_are_read_whole_and_still_exactly(tmp_path) -> None:
     opened, commits = every_commit(repo.path)
     expected = simple(opened, commits)
     assert fast(opened, commits) == expected
-    texts = [item.text for item in expected if isinstance(item, Fragment)]
+    texts = [item.text for item in expected if _of_a_file(item)]
     assert texts[-1].endswith(f"line 39 = '{KEY}'")  # the first commit's, without newline
     assert len(texts) == 3
 
@@ -553,7 +559,7 @@ def test_binaries_are_judged_from_git_s_read_of_their_first_bytes(tmp_path, monk
         ("huge.bin", "too large"),
         ("turns-text.dat", "binary"),
     }
-    scanned = {item.path for item in expected if isinstance(item, Fragment)}
+    scanned = {item.path for item in expected if _of_a_file(item)}
     assert scanned == {"notes-utf16.txt", "turns-text.dat"}
     asset_blobs = {str(opened.revparse_single(f"{c.id}:asset.bin").id) for c in commits}
     assert not asset_blobs & set(read)  # git's first bytes settled every asset.bin

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from spillguard.models import Finding, RuleSet, ScanResult
     from spillguard.progress import Progress
-    from spillguard.sources import Source
+    from spillguard.sources import Source, SourceItem
     from spillguard.sources.files import FileEntry
 
 #: A unit of work: a commit id, or a listed file.
@@ -245,14 +245,22 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
     on_finding: Callable[[Finding], None] | None = None,
     notices: Iterable[str] = (),
     progress: Progress | None = None,
+    extra: Iterable[SourceItem] = (),
 ) -> ScanResult:
-    """Judge the lines each commit adds, on ``jobs`` processes; same result as one."""
+    """Judge the lines each commit adds, on ``jobs`` processes; same result as one.
+    ``extra`` (tag messages) is judged after the commits, in this process."""
     started = time.monotonic()
     items = functools.partial(_commit_items, repo_path, max_size)
     job = _Job(ruleset=ruleset, items=items)
     shown = progress or NullProgress()
     total = _judge_parts(job, commits, jobs, on_finding=on_finding, shown=shown, noun="commits")
     total.commits.update(commits)  # those that add no line were walked too
+    scanner = Scanner(ruleset)
+    scanner.note_errors(total.errors)
+    last = Tally()
+    last.judge(extra, scanner)
+    total.add(last, on_finding)
+    total.errors = scanner.errors
     return total.result(started=started, notices=notices)
 
 

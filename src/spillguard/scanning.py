@@ -18,6 +18,7 @@ from spillguard.models import (
     Silenced,
     Skipped,
 )
+from spillguard.sources.messages import MESSAGE_PATHS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -125,8 +126,9 @@ class Tally:
                 on_finding(finding)
 
     def _count(self, fragment: Fragment) -> None:
-        self.files.add(fragment.path)
-        self.size += len(fragment.text)
+        if fragment.path not in MESSAGE_PATHS:  # a message is no file: counted by commit
+            self.files.add(fragment.path)
+            self.size += len(fragment.text)
         if fragment.commit is not None:
             self.commits.add(fragment.commit.id)
 

@@ -121,12 +121,17 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
         from spillguard.models import ScanResult
 
         return ScanResult(notices=(*config.notices, NOTHING_TO_SCAN))
+    from spillguard.sources.messages import selected_tags, tag_messages
+
+    tags = tag_messages(options.repo, selected_tags(options.repo, _selection(options)))
     if _sha256(options):
+        import itertools
+
         from spillguard.sources.history_cli import iter_history_cli
 
         items = iter_history_cli(options.repo, _selection(options), max_size=config.max_file_size)
         return run_scan(
-            items,
+            itertools.chain(items, tags),
             config.ruleset,
             on_finding=on_finding,
             notices=config.notices,
@@ -144,6 +149,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
         on_finding=on_finding,
         notices=config.notices,
         progress=progress,
+        extra=tags,
     )
 
 

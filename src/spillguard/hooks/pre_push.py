@@ -25,6 +25,8 @@ from spillguard.loading import load_config
 from spillguard.models import RefUpdate
 from spillguard.scanning import run_scan
 from spillguard.sources.commits import iter_walked_commit
+from spillguard.sources.messages import tag_messages
+from spillguard.sources.received import tag_messages_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -129,6 +131,18 @@ def _pushed_source(
         ):
             continue
         yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=ref)
+    yield from tag_messages_of(repo, _pushed_tags(repo, updates))
+
+
+def _pushed_tags(
+    repo: pygit2.Repository, updates: Iterable[RefUpdate]
+) -> Iterator[tuple[pygit2.Tag, str]]:
+    """Every annotated tag the push sends (and each tag a tag names), with its ref."""
+    for update in updates:
+        target = None if git.is_zero_id(update.new) else repo.get(update.new)
+        while isinstance(target, pygit2.Tag):
+            yield target, update.ref
+            target = target.get_object()
 
 
 def _pushed_source_cli(
@@ -155,6 +169,8 @@ def _pushed_source_cli(
         if not _bypassed(commit.info.id, commit.info.message, config, skipped)
     ]
     yield from iter_received(git_dir, commits, max_size=config.max_file_size)
+    pushed = [(update.new, update.ref) for update in updates if not git.is_zero_id(update.new)]
+    yield from tag_messages(git_dir, pushed)
 
 
 @dataclasses.dataclass(slots=True)

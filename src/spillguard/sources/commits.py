@@ -38,6 +38,7 @@ from spillguard.sources.diffparse import (
     commit_info_from,
     fragments,
 )
+from spillguard.sources.messages import commit_message
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -77,8 +78,10 @@ def iter_commit_fragments(
 def iter_walked_commit(
     repo: pygit2.Repository, commit: pygit2.Commit, *, max_size: int, ref: str | None = None
 ) -> Source:
-    """``commit`` marked as walked, then its fragments: the summary counts every commit."""
+    """``commit`` marked as walked (the summary counts every commit), then its message
+    and the fragments of its files."""
     yield CommitWalked(commit=str(commit.id))
+    yield from commit_message(commit_info(commit), ref)
     yield from iter_commit_fragments(repo, commit, max_size=max_size, ref=ref)
 
 
@@ -120,16 +123,7 @@ def _added_by_file(
         if reason is not None:
             yield new.path, reason, None
             continue
-        source = _moved(delta, moved)
-        if source is not None:  # a deleted file's content under a new name: nothing added
-            added: AddedLines = {}
-        else:
-            old_id = delta.old_file.id
-            old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
-            added = text_added(old, data)
-            if delta.status == DeltaStatus.RENAMED:
-                source = delta.old_file.path
-        carried = {} if source is None else carried_lines(data, added)
+        added, carried, source = _file_lines(repo, delta, data, moved)
         for tree in others:
             added = also_added_against(repo, tree, new.path, new.id, added)
             carried = also_added_against(repo, tree, new.path, new.id, carried)
@@ -137,6 +131,21 @@ def _added_by_file(
             yield new.path, added, None
         if carried:
             yield new.path, carried, source
+
+
+def _file_lines(
+    repo: pygit2.Repository, delta: pygit2.DiffDelta, data: bytes, moved: dict[str, list[str]]
+) -> tuple[AddedLines, AddedLines, str | None]:
+    """The lines the file adds, those a rename carried over, and the path it came from."""
+    source = _moved(delta, moved)
+    if source is not None:  # a deleted file's content under a new name: nothing added
+        return {}, carried_lines(data, {}), source
+    old_id = delta.old_file.id
+    old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
+    added = text_added(old, data)
+    if delta.status != DeltaStatus.RENAMED:
+        return added, {}, None
+    return added, carried_lines(data, added), delta.old_file.path
 
 
 def tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:

@@ -59,6 +59,7 @@ from spillguard.sources.diffparse import (
     plain_text,
     run_diff_tree,
 )
+from spillguard.sources.messages import commit_message
 from spillguard.sources.staged_cli import run_git
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
@@ -161,7 +162,7 @@ def _commit_items(
     info = diff.info or commit_info(_commit(repo, diff.commit))
     # A merge's lines are its own only where no other parent has them either.
     others = tuple(_commit(repo, parent).tree for parent in diff.parents[1:] if diff.files)
-    items: list[SourceItem] = []
+    items: list[SourceItem] = [*commit_message(info, ref)]
     for file in diff.files:
         if file.status == "D":
             continue

@@ -19,6 +19,7 @@ from spillguard import git
 from spillguard.errors import GitError
 from spillguard.git import is_zero_id
 from spillguard.models import Fragment
+from spillguard.sources.messages import parse_tag, tag_fragment
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -47,6 +48,9 @@ class Received:
     #: Trees and blobs that a tag names directly (``git tag NAME TREE-OR-BLOB``) with
     #: their ref: no commit carries them, so their whole content is judged.
     objects: tuple[tuple[pygit2.Tree | pygit2.Blob, str], ...] = ()
+    #: Annotated tags pushed (each tag a tag names too) with their ref: their messages
+    #: are judged.
+    tags: tuple[tuple[pygit2.Tag, str], ...] = ()
 
 
 def received_commits(
@@ -59,11 +63,13 @@ def received_commits(
     """
     tips: list[tuple[pygit2.Oid, str]] = []
     objects: list[tuple[pygit2.Tree | pygit2.Blob, str]] = []
+    tags: list[tuple[pygit2.Tag, str]] = []
     for update in updates:
         if is_zero_id(update.new):
             continue
         target = _pushed_object(repo, update.new)
         while isinstance(target, pygit2.Tag):  # an annotated tag, perhaps of a tag
+            tags.append((target, update.ref))
             target = target.get_object()
         commit = _commit_of(target)
         if commit is not None:
@@ -74,7 +80,10 @@ def received_commits(
     owners = _owners(new, tips)
     commits = tuple(ReceivedCommit(commit=commit, ref=owners[commit.id]) for commit in new)
     return Received(
-        commits=commits[:limit], over_cap=max(0, len(commits) - limit), objects=tuple(objects)
+        commits=commits[:limit],
+        over_cap=max(0, len(commits) - limit),
+        objects=tuple(objects),
+        tags=tuple(tags),
     )
 
 
@@ -159,7 +168,9 @@ def _commit_of(target: pygit2.Object | pygit2.Reference) -> pygit2.Oid | None:
 
 
 def iter_tagged_objects(repo: pygit2.Repository, received: Received, *, max_size: int) -> Source:
-    """The whole content of every tree or blob a tag names, as fragments of that ref."""
+    """The message of every annotated tag pushed, and the whole content of every tree or
+    blob a tag names, as fragments of that ref."""
+    yield from tag_messages_of(repo, received.tags)
     for target, ref in received.objects:
         items: Iterable[SourceItem]
         if isinstance(target, pygit2.Blob):
@@ -168,3 +179,12 @@ def iter_tagged_objects(repo: pygit2.Repository, received: Received, *, max_size
             items = git.iter_tree(repo, target, max_size=max_size, prefix=f"{ref}:")
         for item in items:
             yield dataclasses.replace(item, ref=ref) if isinstance(item, Fragment) else item
+
+
+def tag_messages_of(repo: pygit2.Repository, tags: Iterable[tuple[pygit2.Tag, str]]) -> Source:
+    """The messages of these annotated tags, each with its ref."""
+    for tag, ref in tags:
+        info = parse_tag(str(tag.id), repo.odb.read(tag.id)[1])[0]
+        fragment = tag_fragment(info, ref)
+        if fragment is not None:
+            yield fragment

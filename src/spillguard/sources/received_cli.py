@@ -20,6 +20,7 @@ from spillguard.git import is_zero_id
 from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
 from spillguard.sources.diffparse import commit_info_from, seconds
 from spillguard.sources.listing import HISTORY_LISTING, listed_ids
+from spillguard.sources.messages import commit_message, tag_messages
 from spillguard.sources.staged_cli import empty_tree_id, read_tree_change
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ def iter_received(git_dir: str, commits: Iterable[CliCommit], *, max_size: int) 
     empty_tree = empty_tree_id(git_dir)
     for commit in commits:
         yield CommitWalked(commit=commit.info.id)
+        yield from commit_message(commit.info, commit.ref)
         trees = (f"{parent}^{{tree}}" for parent in commit.parents)
         bases = _git(git_dir, "rev-parse", *trees).decode().split() if commit.parents else []
         bases = bases or [empty_tree]
@@ -132,13 +134,19 @@ def iter_tree_cli(git_dir: str, tree: str, *, max_size: int, prefix: str = "") -
 def iter_tagged_objects(
     git_dir: str, updates: Iterable[RefUpdate], *, max_size: int
 ) -> Iterator[SourceItem]:
-    """The whole content of every tree or blob a tag names (no commit carries them)."""
+    """The message of every annotated tag pushed, and the whole content of every tree or
+    blob a tag names (no commit carries them)."""
     pushed = [update for update in updates if not is_zero_id(update.new)]
-    names = "".join(f"{update.new}^{{}}\n" for update in pushed).encode()
-    listed = _git(git_dir, "cat-file", "--batch-check", stdin=names) if pushed else b""
+    if not pushed:
+        return
+    # Each pushed object's type, then the type of what it peels to.
+    names = "".join(f"{update.new}\n{update.new}^{{}}\n" for update in pushed).encode()
+    listed = _git(git_dir, "cat-file", "--batch-check", stdin=names).decode().splitlines()
+    kinds = [line.split(" ") for line in listed]
+    tags = [(u.new, u.ref) for u, kind in zip(pushed, kinds[::2], strict=True) if kind[1] == "tag"]
+    yield from tag_messages(git_dir, tags)
     git_dir = str(Path(git_dir).resolve())
-    for update, line in zip(pushed, listed.decode().splitlines(), strict=True):
-        object_id, kind, *_ = line.split(" ")
+    for update, (object_id, kind, *_) in zip(pushed, kinds[1::2], strict=True):
         if kind == "blob":
             yield _blob_item(git_dir, object_id, update.ref, max_size)
         elif kind == "tree":

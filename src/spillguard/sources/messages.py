@@ -1,0 +1,122 @@
+"""Commit and annotated-tag messages as text to judge: every clone shows them.
+
+A message is judged with the same rules as a file. Its findings carry a pseudo-path,
+``<commit message>`` or ``<tag message>``, in every report; line numbers count from
+the message's first line. A tag's finding names the tag object (its id in the
+``commit`` field, its tagger as the author) and its ref.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import TYPE_CHECKING
+
+from spillguard.models import CommitInfo, Fragment
+from spillguard.sources.diffparse import commit_info_from, seconds
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from spillguard.models import Selection
+
+COMMIT_MESSAGE = "<commit message>"
+TAG_MESSAGE = "<tag message>"
+#: The pseudo-paths of messages: a scan's summary does not count them as files.
+MESSAGE_PATHS = frozenset({COMMIT_MESSAGE, TAG_MESSAGE})
+
+
+def commit_message(info: CommitInfo, ref: str | None) -> list[Fragment]:
+    """The commit's message as a fragment (none for an empty message)."""
+    if not info.message.strip():
+        return []
+    return [Fragment(path=COMMIT_MESSAGE, text=info.message, commit=info, ref=ref)]
+
+
+def tag_fragment(info: CommitInfo, ref: str) -> Fragment | None:
+    """An annotated tag's message (``info`` describes the tag object)."""
+    if not info.message.strip():
+        return None
+    return Fragment(path=TAG_MESSAGE, text=info.message, commit=info, ref=ref)
+
+
+def parse_tag(tag_id: str, data: bytes) -> tuple[CommitInfo, str, str]:
+    """A raw tag object: who tagged it and its message, and the type and id it names
+    (a tag may name another tag)."""
+    headers, _, message = data.partition(b"\n\n")
+    fields = dict(line.split(b" ", 1) for line in headers.split(b"\n") if b" " in line)
+    name, email, when = _person(fields.get(b"tagger", b""))
+    info = commit_info_from(tag_id, name, email, when, message)
+    return info, fields.get(b"type", b"").decode(), fields.get(b"object", b"").decode()
+
+
+def _person(line: bytes) -> tuple[bytes, bytes, int | None]:
+    """``Name <email> 1700000000 +0000`` as (name, email, seconds)."""
+    name, _, rest = line.partition(b" <")
+    email, _, when = rest.partition(b">")
+    return name, email, seconds(when.split()[0]) if when.split() else None
+
+
+def tag_messages(path: str, tags: Sequence[tuple[str, str]]) -> Iterator[Fragment]:
+    """The message of each annotated tag among ``tags`` (object id or name, ref), read
+    by one ``git cat-file --batch``, and of every tag a tag names; other objects are
+    passed by."""
+    pending = list(tags)
+    seen: set[str] = set()
+    while pending:
+        batch, pending = pending, []
+        for (_, ref), (tag_id, data) in zip(batch, _tags(path, batch), strict=True):
+            if tag_id is None or tag_id in seen:
+                continue
+            seen.add(tag_id)
+            info, target_kind, target = parse_tag(tag_id, data)
+            fragment = tag_fragment(info, ref)
+            if fragment is not None:
+                yield fragment
+            if target_kind == "tag":
+                pending.append((target, ref))
+
+
+def selected_tags(path: str, selection: Selection) -> list[tuple[str, str]]:
+    """The annotated tags a history selection names, as (name, ref) for ``tag_messages``:
+    every tag with ``--all``, and each revision given by a plain name."""
+    named = [
+        (rev, rev) for rev in selection.revs if not rev.startswith(("^", "-")) and ".." not in rev
+    ]
+    if selection.all_refs:
+        listed = _git(path, "for-each-ref", "--format=%(objecttype) %(objectname) %(refname)")
+        for line in listed.decode("utf-8", "replace").splitlines():
+            kind, object_id, ref = line.split(" ", 2)
+            if kind == "tag":
+                named.append((object_id, ref))
+    return named
+
+
+def _git(path: str, *args: str, stdin: bytes = b"") -> bytes:
+    """git's output in the repository at ``path``; nothing when git fails or is missing
+    (a revision that is no tag, say: the scan of commits reports bad revisions)."""
+    try:
+        completed = subprocess.run(
+            ["git", "-C", path, *args], input=stdin, capture_output=True, check=False
+        )
+    except FileNotFoundError:
+        return b""
+    return completed.stdout
+
+
+def _tags(path: str, names: Sequence[tuple[str, str]]) -> list[tuple[str | None, bytes]]:
+    """Each named object's id and content when it is a tag, else (None, b"")."""
+    output = _git(path, "cat-file", "--batch", stdin="".join(f"{n}\n" for n, _ in names).encode())
+    found: list[tuple[str | None, bytes]] = []
+    position = 0
+    for _ in names:
+        end = output.find(b"\n", position)
+        header = output[position:end].split(b" ") if end >= 0 else []
+        if len(header) != len(("id", "type", "size")):
+            found.append((None, b""))  # "<name> missing", or git failed
+            position = end + 1 if end >= 0 else len(output)
+            continue
+        size = int(header[2])
+        content = output[end + 1 : end + 1 + size]
+        found.append((header[0].decode(), content) if header[1] == b"tag" else (None, b""))
+        position = end + 1 + size + 1
+    return found
