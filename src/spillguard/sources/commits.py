@@ -39,6 +39,7 @@ from spillguard.sources.diffparse import (
     fragments,
 )
 from spillguard.sources.messages import commit_message
+from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -127,6 +128,9 @@ def _added_by_file(
         for tree in others:
             added = also_added_against(repo, tree, new.path, new.id, added)
             carried = also_added_against(repo, tree, new.path, new.id, carried)
+        if may_touch_block(added):
+            added = with_touched_blocks(added, data)
+            carried = {n: line for n, line in carried.items() if n not in added}
         if added:
             yield new.path, added, None
         if carried:

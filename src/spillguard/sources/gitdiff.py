@@ -60,6 +60,7 @@ from spillguard.sources.diffparse import (
     run_diff_tree,
 )
 from spillguard.sources.messages import commit_message
+from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 from spillguard.sources.staged_cli import run_git
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
@@ -200,6 +201,7 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     new_id = pygit2.Oid(hex=file.new_id)
     if binaries is not None and binaries.binary(file):
         return (Skipped(path=path, reason="binary", commit=info.id),)
+    data = None
     if others or not plain_text(file):
         reason, data = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
@@ -216,6 +218,8 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
         return (Skipped(path=path, reason="LFS pointer", commit=info.id),)
     else:
         added = file.added
+    if may_touch_block(added):
+        added = with_touched_blocks(added, repo.odb.read(new_id)[1] if data is None else data)
     return fragments(path, added, info, ref)
 
 

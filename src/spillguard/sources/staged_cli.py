@@ -42,6 +42,7 @@ from spillguard.sources.diffparse import (
     plain_text,
     run_diff_tree,
 )
+from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -64,8 +65,9 @@ class Staged:
     small: dict[str, bytes]
     #: The staged content of each requested file, or None when it is not staged.
     texts: dict[str, bytes | None]
-    #: Content of the renamed files' new blobs, by blob id.
-    renamed: dict[str, bytes] = dataclasses.field(default_factory=dict)
+    #: The whole new content of renamed files and of files whose added lines may lie in
+    #: a PEM block, by blob id.
+    whole: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
     def items(
         self, *, max_size: int, commit: CommitInfo | None = None, ref: str | None = None
@@ -77,10 +79,13 @@ class Staged:
                     path=path, reason=reason, commit=None if commit is None else commit.id
                 )
                 continue
-            yield from fragments(path, file.added, commit, ref)
-            content = self.renamed.get(file.new_id) if file.old_path is not None else None
+            content = self.whole.get(file.new_id)
+            added = file.added
+            if content is not None and may_touch_block(added):
+                added = with_touched_blocks(added, content)
+            yield from fragments(path, added, commit, ref)
             if content is not None and file.old_path is not None and not is_binary(content):
-                carried = carried_lines(content, file.added)
+                carried = carried_lines(content, added)
                 if file.carry_within is not None:
                     carried = {n: line for n, line in carried.items() if n in file.carry_within}
                 source = unquote(file.old_path).decode("utf-8", "replace")
@@ -310,9 +315,14 @@ def _with_blobs(
     if sizes is None:
         return None
     small = [blob for blob in blobs if sizes.get(blob, LFS_POINTER_LIMIT) < LFS_POINTER_LIMIT]
-    # A renamed file's whole content: what the rename carried may meet other rules.
-    renamed = [file.new_id for _, file in files if file.old_path is not None]
-    wanted = dict.fromkeys([*small, *renamed, *(name for name in staged if name in sizes)])
+    # A renamed file's whole content (what the rename carried may meet other rules), and
+    # that of a file whose added lines may lie in a PEM block.
+    whole = [
+        file.new_id
+        for _, file in files
+        if (file.old_path is not None or may_touch_block(file.added)) and not file.binary
+    ]
+    wanted = dict.fromkeys([*small, *whole, *(name for name in staged if name in sizes)])
     contents = _contents(git_dir, list(wanted))
     if contents is None:
         return None
@@ -320,7 +330,7 @@ def _with_blobs(
         files=tuple((path, file, sizes.get(file.new_id, 0)) for path, file in files),
         small={blob: contents[blob] for blob in small},
         texts={path: contents.get(f"{tree}:{path}") for path in paths},
-        renamed={blob: contents[blob] for blob in renamed},
+        whole={blob: contents[blob] for blob in whole},
     )
 
 

@@ -1,0 +1,154 @@
+"""A commit that adds or changes any line of a PEM block is judged on the whole block.
+
+Real pushes into bare repositories with the pre-receive hook (SHA-1: libgit2 and the
+``git diff-tree`` fast path; SHA-256: git alone), real commits with the pre-commit
+hook, and history scans: a key body written into a skeleton an earlier commit added,
+a header put around a body an earlier commit added, and a key wrapped narrower than
+the usual 64 columns are each a finding of the commit that completes the key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.cli import main
+from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
+from testing.gitrepo import GitRepo
+from testing.server import PATH, Server, install_hook
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+HEADER = "-----BEGIN RSA PRIVATE KEY-----\n"
+FOOTER = "-----END RSA PRIVATE KEY-----\n"
+SKELETON = f"# the deploy key\n{HEADER}<paste the key here>\n{FOOTER}"
+
+
+def body(seed: str, width: int = 64) -> str:
+    """A key body of 1,200 base64 characters wrapped at ``width`` columns."""
+    text = "MIIE" + expand("{rand:b64:1196}", seed)
+    return "".join(f"{text[at : at + width]}\n" for at in range(0, len(text), width))
+
+
+@pytest.fixture(params=["sha1", "sha256"])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Server:
+    server = Server(tmp_path, object_format=request.param)
+    server.work.write("README.md", "hello\n")
+    server.work.commit("base")
+    server.push("main")
+    install_hook(server.bare.path)
+    return server
+
+
+def pushed_findings(server: Server) -> tuple[int, list[str]]:
+    code, output = server.push("main")
+    return code, [
+        line.split("  ", 2)[2].strip() for line in output.splitlines() if "  blocking  " in line
+    ]
+
+
+def test_a_body_written_into_a_skeleton_rejects_the_push(server: Server) -> None:
+    work = server.work
+    work.write("deploy/key.pem", SKELETON)
+    work.commit("a placeholder for the key")
+    work.write("deploy/key.pem", SKELETON.replace("<paste the key here>\n", body("skeleton")))
+    filled = work.commit("the key")
+    code, found = pushed_findings(server)
+    assert code != 0
+    assert found == [
+        f"{filled[:10]}  refs/heads/main  deploy/key.pem:2  RSA_PRIVATE_KEY  ----{'*' * 27}"
+    ]
+
+
+def test_a_header_put_around_an_earlier_body_rejects_the_push(server: Server) -> None:
+    work = server.work
+    work.write("deploy/key.txt", f"# data\n{body('around')}")
+    work.commit("some base64")
+    work.write("deploy/key.txt", f"# data\n{HEADER}{body('around')}{FOOTER}")
+    wrapped = work.commit("now it is a key")
+    code, found = pushed_findings(server)
+    assert code != 0
+    assert [line.split("  ")[0] for line in found] == [wrapped[:10]]
+    assert "deploy/key.txt:2  RSA_PRIVATE_KEY" in found[0]
+
+
+@pytest.mark.parametrize("width", [48, 20])
+def test_a_key_wrapped_narrow_rejects_the_push(server: Server, width: int) -> None:
+    server.work.write("deploy/id_rsa", f"{HEADER}{body('narrow', width)}{FOOTER}")
+    server.work.commit("a narrow key")
+    code, found = pushed_findings(server)
+    assert code != 0
+    assert len(found) == 1
+    assert "deploy/id_rsa:1  RSA_PRIVATE_KEY" in found[0]
+
+
+def test_an_edit_beside_a_block_does_not_judge_it(server: Server) -> None:
+    """Only a block the commit touches is judged: a key the server already holds
+    (pushed before the hook) is not reported by a commit that edits other lines."""
+    work = server.work
+    work.write("legacy.pem", f"{HEADER}{body('legacy')}{FOOTER}\n# notes\n")
+    work.commit("legacy key")
+    server.admin("[hook]\nmode = 'warn'\n")
+    assert server.push("main")[0] == 0
+    server.admin("")
+    work.write("legacy.pem", f"{HEADER}{body('legacy')}{FOOTER}\n# notes, more of them\n")
+    work.commit("edit the notes")
+    code, found = pushed_findings(server)
+    assert (code, found) == (0, [])
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_pre_commit_hook_and_scan_judge_the_whole_block(tmp_path: Path, object_format: str) -> None:
+    repo = GitRepo(tmp_path / "repo", object_format=object_format)
+    repo.write("key.pem", SKELETON)
+    repo.commit("a placeholder")
+    subprocess.run(
+        ["spillguard", "install", "pre-commit"],
+        cwd=repo.path,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PATH": PATH},
+    )
+    repo.write("key.pem", SKELETON.replace("<paste the key here>\n", body("hook")))
+    repo.git("add", "key.pem")
+    committed = subprocess.run(
+        ["git", "commit", "-q", "-m", "the key"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PATH": PATH},
+    )
+    assert committed.returncode != 0
+    assert "key.pem:2  RSA_PRIVATE_KEY  blocking" in committed.stderr
+    repo.git("commit", "-q", "--no-verify", "-m", "the key anyway")
+    report = tmp_path / "report.json"
+    assert (
+        main(["scan", "--repo", str(repo.path), "--format", "json", "--output", str(report)]) == 1
+    )
+    found = json.loads(report.read_text())["findings"]
+    assert [(f["path"], f["line"], f["rule"], f["commit"]) for f in found] == [
+        ("key.pem", 2, "RSA_PRIVATE_KEY", repo.head())
+    ]
+
+
+def test_which_lines_make_a_file_worth_reading() -> None:
+    assert may_touch_block({3: b"-----END RSA PRIVATE KEY-----\n"})
+    assert may_touch_block({3: b"MIIEvQIBADANBgkqhkiG9w0BAQEF\n"})
+    assert may_touch_block({3: b"x = 1\n", 4: b"  Zm9vYmFy/w==\r\n"})  # indented (YAML)
+    assert not may_touch_block({3: b"end\n", 4: b"    else\n", 5: b"DONE\n", 6: b"x = 1\n"})
+    assert not may_touch_block({3: b"import pygit2\n", 4: b"return 0\n", 5: b"a=1\n"})
+    assert not may_touch_block({})
+
+
+def test_only_touched_blocks_join_the_added_lines() -> None:
+    data = f"a\n{HEADER}AAAA\nBBBB\n{FOOTER}b\n{HEADER}CCCC\n".encode()
+    assert list(with_touched_blocks({4: b"BBBB\n"}, data)) == [2, 3, 4, 5]
+    assert list(with_touched_blocks({6: b"b\n"}, data)) == [6]
+    assert list(with_touched_blocks({8: b"CCCC\n"}, data)) == [7, 8]  # open to the end
