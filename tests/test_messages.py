@@ -136,6 +136,8 @@ def test_history_scan_reports_messages_in_every_format(tmp_path: Path, object_fo
     )
     results = json.loads(sarif.read_text())["runs"][0]["results"]
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results]
+    summary = json.loads(report.read_text())["summary"]
+    assert (summary["commits"], summary["files"]) == (1, 1)  # the tag is no commit
     assert uris == ["%3Ccommit%20message%3E", "%3Ctag%20message%3E"]
     # Without --all only the commits are selected: no tag, so no tag message.
     assert (

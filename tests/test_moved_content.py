@@ -145,3 +145,21 @@ def test_pre_commit_hook_and_scan_judge_the_rename(tmp_path: Path, object_format
     assert [(f["path"], f["line"], f["commit"]) for f in found] == [
         ("src/prod.ini", 3, repo.head())
     ]
+
+
+def test_a_symlink_turned_into_a_file_is_judged_as_a_file(server: Server) -> None:
+    """A mode change is a way to arrive too: the same blob, first a symlink's target,
+    then a regular file's text."""
+    work = server.work
+    key = f"AWS_ID={aws_key('symlink')}"
+    (work.path / "link").symlink_to(key)
+    work.commit("a symlink")
+    server.admin("[hook]\nmode = 'warn'\n")
+    assert server.push("main")[0] == 0
+    server.admin(FIXTURES)
+    (work.path / "link").unlink()
+    work.write("link", key)
+    changed = work.commit("now a file")
+    code, output = server.push("main")
+    assert code != 0, output
+    assert f"{changed[:10]}  refs/heads/main  link:1  AWS_CLIENT_ID" in output

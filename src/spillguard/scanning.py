@@ -126,9 +126,10 @@ class Tally:
                 on_finding(finding)
 
     def _count(self, fragment: Fragment) -> None:
-        if fragment.path not in MESSAGE_PATHS:  # a message is no file: counted by commit
-            self.files.add(fragment.path)
-            self.size += len(fragment.text)
+        if fragment.path in MESSAGE_PATHS:
+            return  # no file: its commit is counted as walked, and a tag is no commit
+        self.files.add(fragment.path)
+        self.size += len(fragment.text)
         if fragment.commit is not None:
             self.commits.add(fragment.commit.id)
 

@@ -137,12 +137,21 @@ def _pushed_source(
 def _pushed_tags(
     repo: pygit2.Repository, updates: Iterable[RefUpdate]
 ) -> Iterator[tuple[pygit2.Tag, str]]:
-    """Every annotated tag the push sends (and each tag a tag names), with its ref."""
+    """Every annotated tag the push sends (and each tag a tag names), with its ref.
+    The pre-commit framework names the pushed side by ref, not by id."""
     for update in updates:
-        target = None if git.is_zero_id(update.new) else repo.get(update.new)
+        target = None if git.is_zero_id(update.new) else _named_object(repo, update.new)
         while isinstance(target, pygit2.Tag):
             yield target, update.ref
             target = target.get_object()
+
+
+def _named_object(repo: pygit2.Repository, rev: str) -> pygit2.Object | None:
+    """The object ``rev`` names; None when it names none (the walk reports it)."""
+    try:
+        return repo.revparse_single(rev)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
 
 
 def _pushed_source_cli(
