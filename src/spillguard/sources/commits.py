@@ -17,7 +17,8 @@ Each fragment is a run of consecutive added lines; ``start_line`` is its 1-based
 line number in the commit's version of the file. A renamed file's other lines follow
 as fragments marked with the old path (``moved_from``): the scan judges them only when
 the two paths meet different rules. A message comes first (``sources.messages``), and
-a PEM block an added line lies in is judged whole (``sources.pemblocks``). Deleted files add nothing.
+a PEM block an added line lies in is judged whole (``sources.pemblocks``). Deleted
+files add nothing.
 Submodules (gitlinks), symlinks, binary blobs, Git LFS pointer files and blobs over
 ``max_size`` are left out and yielded as ``Skipped`` so the summary can say so.
 Text that is not UTF-8 is read as Latin-1, so no byte sequence stops a scan. Text
