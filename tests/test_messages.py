@@ -96,12 +96,14 @@ def test_pre_push_judges_commit_and_tag_messages(tmp_path: Path, object_format: 
     server.work.commit(f"key {aws_key('pre-push')} in a message")
     pushed = push_hooked(server, "main")
     assert pushed.returncode != 0
-    assert "<commit message>:1  AWS_CLIENT_ID  blocking  AKIA****" in pushed.stderr
+    assert "<commit message>:1" in pushed.stderr
+    assert "AWS_CLIENT_ID  blocking" in pushed.stderr
     server.work.git("reset", "-q", "--hard", "HEAD~1")
     server.work.git("tag", "-a", "v3.0", "-m", f"key {aws_key('pre-push tag')}")
     pushed = push_hooked(server, "v3.0")
     assert pushed.returncode != 0
-    assert "<tag message>:1  AWS_CLIENT_ID  blocking  AKIA****" in pushed.stderr
+    assert "<tag message>:1" in pushed.stderr
+    assert "AWS_CLIENT_ID  blocking" in pushed.stderr
 
 
 @pytest.mark.parametrize("object_format", ["sha1", "sha256"])

@@ -135,7 +135,8 @@ def test_pre_commit_hook_and_scan_judge_the_rename(tmp_path: Path, object_format
         env={**os.environ, "PATH": PATH},
     )
     assert committed.returncode != 0
-    assert "src/prod.ini:3  AWS_CLIENT_ID  blocking  AKIA****************" in committed.stderr
+    assert "src/prod.ini:3" in committed.stderr
+    assert "AWS_CLIENT_ID  blocking" in committed.stderr
     assert repo.head() == fixture
     repo.git("commit", "-q", "--no-verify", "-m", "move anyway")
     report = tmp_path / "report.json"
