@@ -414,14 +414,14 @@ def test_random_merges_are_the_same_item_for_item(random_merges, monkeypatch) ->
         return original(repo, commit, **options)  # type: ignore[arg-type]
 
     exact: list[str] = []
-    diffed = gitdiff._exact_added
+    diffed = gitdiff._exact_changes
 
     def diffing(repo: pygit2.Repository, file: object, new_id: pygit2.Oid) -> object:
         exact.append(str(new_id))
         return diffed(repo, file, new_id)  # type: ignore[arg-type]
 
     monkeypatch.setattr(gitdiff, "iter_walked_commit", recording)
-    monkeypatch.setattr(gitdiff, "_exact_added", diffing)
+    monkeypatch.setattr(gitdiff, "_exact_changes", diffing)
     assert fast(repo, commits) == expected
     merges = {str(commit.id) for commit in commits if len(commit.parents) > 1}
     own = {

@@ -61,8 +61,8 @@ def test_a_body_written_into_a_skeleton_rejects_the_push(server: Server) -> None
     filled = work.commit("the key")
     code, found = pushed_findings(server)
     assert code != 0
-    assert found == [
-        f"{filled[:10]}  refs/heads/main  deploy/key.pem:2  RSA_PRIVATE_KEY  ----{'*' * 27}"
+    assert [line.rsplit("  ", 1)[0] for line in found] == [
+        f"{filled[:10]}  refs/heads/main  deploy/key.pem:2  RSA_PRIVATE_KEY"
     ]
 
 
@@ -76,6 +76,23 @@ def test_a_header_put_around_an_earlier_body_rejects_the_push(server: Server) ->
     assert code != 0
     assert [line.split("  ")[0] for line in found] == [wrapped[:10]]
     assert "deploy/key.txt:2  RSA_PRIVATE_KEY" in found[0]
+
+
+def test_removing_what_kept_a_header_from_its_body_rejects_the_push(server: Server) -> None:
+    """Filler wider than the rules look past a header hides the body; a later commit
+    that only removes the filler completes the key, and is judged on the block."""
+    work = server.work
+    filler = "".join(
+        f"# filler line {n}, nothing to see here, move along please\n" for n in range(6)
+    )
+    work.write("deploy/key.pem", f"{HEADER}{filler}{body('filler')}{FOOTER}")
+    work.commit("a key kept from its header")
+    work.write("deploy/key.pem", f"{HEADER}{body('filler')}{FOOTER}")
+    removed = work.commit("remove the filler")
+    code, found = pushed_findings(server)
+    assert code != 0
+    assert [line.split("  ")[0] for line in found] == [removed[:10]]
+    assert "deploy/key.pem:1  RSA_PRIVATE_KEY" in found[0]
 
 
 @pytest.mark.parametrize("width", [48, 20])
@@ -126,7 +143,8 @@ def test_pre_commit_hook_and_scan_judge_the_whole_block(tmp_path: Path, object_f
         env={**os.environ, "PATH": PATH},
     )
     assert committed.returncode != 0
-    assert "key.pem:2  RSA_PRIVATE_KEY  blocking" in committed.stderr
+    assert "key.pem:2" in committed.stderr
+    assert "RSA_PRIVATE_KEY  blocking" in committed.stderr
     repo.git("commit", "-q", "--no-verify", "-m", "the key anyway")
     report = tmp_path / "report.json"
     assert (
@@ -152,3 +170,6 @@ def test_only_touched_blocks_join_the_added_lines() -> None:
     assert list(with_touched_blocks({4: b"BBBB\n"}, data)) == [2, 3, 4, 5]
     assert list(with_touched_blocks({6: b"b\n"}, data)) == [6]
     assert list(with_touched_blocks({8: b"CCCC\n"}, data)) == [7, 8]  # open to the end
+    # lines removed after line 3 (inside the first block) or after line 5 (its last)
+    assert list(with_touched_blocks({}, data, [3])) == [2, 3, 4, 5]
+    assert list(with_touched_blocks({}, data, [5])) == []

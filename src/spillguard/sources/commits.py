@@ -128,12 +128,14 @@ def _added_by_file(
         if reason is not None:
             yield new.path, reason, None
             continue
-        added, carried, source = _file_lines(repo, delta, data, moved)
+        added, carried, source, removed_after = _file_lines(repo, delta, data, moved)
         for tree in others:
             added = also_added_against(repo, tree, new.path, new.id, added)
             carried = also_added_against(repo, tree, new.path, new.id, carried)
-        if may_touch_block(added):
-            added = with_touched_blocks(added, data)
+        if others:
+            removed_after = []  # as git's combined diff of a merge, which shows none
+        if removed_after or may_touch_block(added):
+            added = with_touched_blocks(added, data, removed_after)
             carried = {n: line for n, line in carried.items() if n not in added}
         if added:
             yield new.path, added, None
@@ -143,17 +145,18 @@ def _added_by_file(
 
 def _file_lines(
     repo: pygit2.Repository, delta: pygit2.DiffDelta, data: bytes, moved: dict[str, list[str]]
-) -> tuple[AddedLines, AddedLines, str | None]:
-    """The lines the file adds, those a rename carried over, and the path it came from."""
+) -> tuple[AddedLines, AddedLines, str | None, list[int]]:
+    """The lines the file adds, those a rename carried over, the path it came from, and
+    where lines were only removed (``text_changes``)."""
     source = _moved(delta, moved)
     if source is not None:  # a deleted file's content under a new name: nothing added
-        return {}, carried_lines(data, {}), source
+        return {}, carried_lines(data, {}), source, []
     old_id = delta.old_file.id
     old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
-    added = text_added(old, data)
+    added, removed_after = text_changes(old, data)
     if delta.status != DeltaStatus.RENAMED:
-        return added, {}, None
-    return added, carried_lines(data, added), delta.old_file.path
+        return added, {}, None, removed_after
+    return added, carried_lines(data, added), delta.old_file.path, removed_after
 
 
 def tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:
@@ -219,12 +222,20 @@ def text_added(old: bytes | None, new: bytes) -> AddedLines:
     """The lines ``new`` adds to ``old``, as ``git diff -U0`` finds them: libgit2's
     diff of the two after git's trim of their common tail; when either side is
     UTF-16/32 text (a byte order mark), both are compared as UTF-8 text."""
+    return text_changes(old, new)[0]
+
+
+def text_changes(old: bytes | None, new: bytes) -> tuple[AddedLines, list[int]]:
+    """``text_added``, and where the hunks that only remove lines removed them (the new
+    line before each, as ``git diff -U0`` numbers them)."""
     if wide_encoding(new) or (old is not None and wide_encoding(old)):
         old = None if old is None else as_utf8(old)
         new = as_utf8(new)
     if old is not None:
         old, new = trim_common_tail(old, new)
-    return _patch_added(pygit2.Patch.create_from(old, new, flag=DIFF_FLAGS, context_lines=0))
+    patch = pygit2.Patch.create_from(old, new, flag=DIFF_FLAGS, context_lines=0)
+    removed_after = [hunk.new_start for hunk in patch.hunks if not hunk.new_lines]
+    return _patch_added(patch), removed_after
 
 
 #: git compares the files' tails in blocks of this many bytes.

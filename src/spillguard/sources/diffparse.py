@@ -95,6 +95,8 @@ class FileDiff:
     #: Lines the new side has at least, by its hunks' line numbers.
     lines: int = 0
     added: dict[int, bytes] = dataclasses.field(default_factory=dict)
+    #: Where hunks that only remove lines removed them: the new line before each.
+    removed_after: list[int] = dataclasses.field(default_factory=list)
     #: A rename's old path (``--find-renames``), as git wrote it.
     old_path: bytes | None = None
     #: A merge's renamed file: the lines new relative to every other parent too; only
@@ -166,16 +168,17 @@ def _hunk(line: bytes) -> tuple[int, int, int]:
 
 def _read_hunk(
     lines: Iterator[bytes], header: bytes, added: dict[int, bytes]
-) -> tuple[int | None, bool, int]:
+) -> tuple[int | None, bool, int, bool]:
     """Record the hunk's added lines by new line number; returns the last line's number
     when the hunk ends with an added line (a "no newline" marker may follow), whether
-    an added or removed line holds a NUL, and the last new line number the hunk
-    names (the line before it, when it only removes)."""
+    an added or removed line holds a NUL, the last new line number the hunk names (the
+    line before it, when it only removes), and whether it only removes."""
     minus, number, plus = _hunk(header)
     extent = number + max(plus, 1) - 1
+    removes_only = not plus
     if minus + plus >= _BLOCK_LINES:
         last, nul = _read_blocks(lines, header, (minus, number, plus), added)
-        return last, nul, extent
+        return last, nul, extent, removes_only
     last = None
     nul = False
     while minus > 0 or plus > 0:
@@ -203,7 +206,7 @@ def _read_hunk(
             last = None
         else:
             raise GitError(f"git diff-tree: unexpected line in a hunk {line[:80]!r}")
-    return last, nul, extent
+    return last, nul, extent, removes_only
 
 
 def _read_combined_hunks(
@@ -249,12 +252,16 @@ def _read_combined_hunks(
     return line
 
 
-def _note_hunk(current: CommitDiff, *, unsure: bool, extent: int) -> None:
+def _note_hunk(
+    current: CommitDiff, *, unsure: bool, extent: int, removes_only: bool = False
+) -> None:
     """What a hunk says of the file whose section it is in."""
     if 0 < current.sections <= len(current.files):
         file = current.files[current.sections - 1]
         file.unsure = file.unsure or unsure
         file.lines = extent  # hunks come in order: the last reaches furthest
+        if removes_only:
+            file.removed_after.append(extent)
 
 
 #: From this many lines on, a hunk's blocks are taken whole (``_read_blocks``); below,
@@ -321,8 +328,8 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
         tag = line[:1]
         if tag == b"@":
             if not line.startswith(b"@@@"):
-                last, nul, extent = _read_hunk(lines, line, added)
-                _note_hunk(current, unsure=nul, extent=extent)
+                last, nul, extent, removes_only = _read_hunk(lines, line, added)
+                _note_hunk(current, unsure=nul, extent=extent, removes_only=removes_only)
                 continue
             # a merge's hunks end on the line after them, which is taken below
             line = _read_combined_hunks(lines, line, current, added)  # noqa: PLW2901

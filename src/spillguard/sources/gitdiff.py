@@ -47,7 +47,7 @@ from spillguard.sources.commits import (
     also_added_against,
     commit_info,
     iter_walked_commit,
-    text_added,
+    text_changes,
 )
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
@@ -202,6 +202,8 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     if binaries is not None and binaries.binary(file):
         return (Skipped(path=path, reason="binary", commit=info.id),)
     data = None
+    # A merge's removals are not shown by git's combined diff: the simple path drops them.
+    removed_after = [] if others else file.removed_after
     if others or not plain_text(file):
         reason, data = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
@@ -209,7 +211,8 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
         if plain_text(file):
             added = _without_missing_newline(file.added, data)
         else:
-            added = _exact_added(repo, file, new_id)
+            added, removed = _exact_changes(repo, file, new_id)
+            removed_after = [] if others else removed
             for tree in others:
                 added = also_added_against(repo, tree, path, new_id, added)
     elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, new_id):
@@ -218,8 +221,9 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
         return (Skipped(path=path, reason="LFS pointer", commit=info.id),)
     else:
         added = file.added
-    if may_touch_block(added):
-        added = with_touched_blocks(added, repo.odb.read(new_id)[1] if data is None else data)
+    if removed_after or may_touch_block(added):
+        whole = repo.odb.read(new_id)[1] if data is None else data
+        added = with_touched_blocks(added, whole, removed_after)
     return fragments(path, added, info, ref)
 
 
@@ -281,10 +285,12 @@ def _may_be_lfs_pointer(file: FileDiff) -> bool:
     return all(line.startswith(_POINTER_PREFIXES) for line in file.added.values())
 
 
-def _exact_added(repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid) -> dict[int, bytes]:
+def _exact_changes(
+    repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid
+) -> tuple[dict[int, bytes], list[int]]:
     """libgit2's own text diff of the file, as the simple path makes it."""
     old = None if git.is_zero_id(file.old_id) else repo[file.old_id].peel(pygit2.Blob).data
-    return text_added(old, repo[new_id].peel(pygit2.Blob).data)
+    return text_changes(old, repo[new_id].peel(pygit2.Blob).data)
 
 
 def iter_commit_chunk(repo: pygit2.Repository, commits: Sequence[str], *, max_size: int) -> Source:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from spillguard.sources.diffparse import lines_by_number
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 #: What a line that opens or closes a block holds (``-----BEGIN ``, ``---- END ``...),
 #: or a PuTTY key's private part: four searches in C, cheaper than one for all.
@@ -49,15 +49,20 @@ def may_touch_block(added: Mapping[int, bytes]) -> bool:
     return _BASE64_LINE.search(b"\n" + text + b"\n") is not None
 
 
-def with_touched_blocks(added: Mapping[int, bytes], data: bytes) -> dict[int, bytes]:
+def with_touched_blocks(
+    added: dict[int, bytes], data: bytes, removed_after: Sequence[int] = ()
+) -> dict[int, bytes]:
     """``added`` and every line of each block of ``data`` (the file's new content) that
-    an added line lies in."""
-    extended = dict(added)
+    an added line lies in, or a removal inside it (after a line of the block but its
+    last): removing what kept a header from its body completes a key too."""
     if not any(opening in data for opening in _OPENING):
-        return extended
+        return added
     lines = lines_by_number(data)
+    extended = dict(added)
     for first, last in _blocks(lines):
-        if any(first <= number <= last for number in added):
+        if any(first <= number <= last for number in added) or any(
+            first <= number < last for number in removed_after
+        ):
             for number in range(first, last + 1):
                 extended.setdefault(number, lines[number])
     return dict(sorted(extended.items()))

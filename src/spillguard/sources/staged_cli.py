@@ -81,8 +81,8 @@ class Staged:
                 continue
             content = self.whole.get(file.new_id)
             added = file.added
-            if content is not None and may_touch_block(added):
-                added = with_touched_blocks(added, content)
+            if content is not None and (file.removed_after or may_touch_block(added)):
+                added = with_touched_blocks(added, content, file.removed_after)
             yield from fragments(path, added, commit, ref)
             if content is not None and file.old_path is not None and not is_binary(content):
                 carried = carried_lines(content, added)
@@ -258,6 +258,8 @@ def _changed_files(
         seen = [other.get(file.path) for other in against]
         if None in seen:
             continue  # taken from a merged commit as it is: not this commit's own
+        if seen:
+            file.removed_after = []  # a merge's removals are not judged (git's combined view)
         for other in seen:
             if other is not None:
                 file.added = {n: line for n, line in file.added.items() if n in other.added}
@@ -285,13 +287,14 @@ def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bo
     contents = _contents(git_dir, sorted(names))
     if contents is None:
         return False
-    from spillguard.sources.commits import text_added  # libgit2's text diff, in memory
+    from spillguard.sources.commits import text_added, text_changes  # libgit2's, in memory
 
     for file, bases in wide:
         new = contents[file.new_id]
         file.binary = is_binary(new)
         if not file.binary:  # lines new against HEAD's side and every merged one
-            file.added = text_added(contents.get(bases[0]), new)
+            file.added, removed_after = text_changes(contents.get(bases[0]), new)
+            file.removed_after = [] if bases[1:] else removed_after  # a merge's: as below
             for base in bases[1:]:
                 also = text_added(contents.get(base), new)
                 file.added = {n: line for n, line in file.added.items() if n in also}
@@ -320,7 +323,8 @@ def _with_blobs(
     whole = [
         file.new_id
         for _, file in files
-        if (file.old_path is not None or may_touch_block(file.added)) and not file.binary
+        if not file.binary
+        and (file.old_path is not None or file.removed_after or may_touch_block(file.added))
     ]
     wanted = dict.fromkeys([*small, *whole, *(name for name in staged if name in sizes)])
     contents = _contents(git_dir, list(wanted))
