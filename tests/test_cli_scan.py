@@ -81,16 +81,17 @@ def test_pragma_and_include_allowlisted(tmp_path: Path, capsys) -> None:
     assert report["findings"][0]["allowlisted"] is True
 
 
-def test_skips_binary_git_dir_and_oversized_and_says_so(tmp_path: Path, capsys) -> None:
+def test_searches_binaries_skips_git_dir_and_names_a_large_binary(tmp_path: Path, capsys) -> None:
     (tmp_path / "blob.bin").write_bytes(b"\0\1\2" + AWS_KEY.encode())
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text(AWS_KEY)
     with (tmp_path / "huge.log").open("wb") as handle:  # 100 MB, sparse: cheap to make
         handle.truncate(100 * 1024 * 1024)
     code, report = run_json(capsys, "scan", "--files", str(tmp_path))
-    assert code == 0
+    assert code == 1
+    assert [item["path"].rsplit("/", 1)[-1] for item in report["findings"]] == ["blob.bin"]
     reasons = {item["path"].rsplit("/", 1)[-1]: item["reason"] for item in report["skipped"]}
-    assert reasons == {"blob.bin": "binary", "huge.log": "too large"}
+    assert reasons == {"huge.log": "binary over max_file_size"}
 
 
 def test_non_utf8_text_is_scanned(tmp_path: Path, capsys) -> None:
@@ -131,8 +132,12 @@ def test_tree_scan_reads_the_committed_tree_not_the_work_tree(repo: GitRepo, cap
     (repo.path / "app" / "config.yml").write_text("clean now\n")
     code, report = run_json(capsys, "scan", "--repo", str(repo.path), "--tree", "HEAD")
     assert code == 1
-    assert [(f["path"], f["line"]) for f in report["findings"]] == [("app/config.yml", 1)]
-    assert report["skipped"] == [{"path": "logo.png", "reason": "binary", "commit": None}]
+    # a binary's printable runs are judged
+    assert [(f["path"], f["line"]) for f in report["findings"]] == [
+        ("app/config.yml", 1),
+        ("logo.png", 1),
+    ]
+    assert report["skipped"] == []
 
 
 def test_unknown_revision_is_one_line_and_exit_3(repo: GitRepo, capsys) -> None:

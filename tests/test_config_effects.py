@@ -23,6 +23,8 @@ FILES = {
     "app/token.txt": f"token {ITK}\n",
     "tests/fixtures/keys.txt": f"{AWS}\n",
     "app/env.py": f'password = "${{DB_PASSWORD}}"\npassword = "changeme"\n{SHORT_PASSWORD}\n',
+    # a binary of 51 bytes: its printable runs are searched up to max_file_size
+    "app/blob.bin": b"\0" + b"." * 30 + AWS.encode(),
 }
 CUSTOM_ITK = "[custom_rules]\nINTERNAL_TOKEN = 'itk_[A-Za-z0-9]{32}'\n"
 
@@ -30,13 +32,13 @@ CASES = {
     "defaults": (
         "",
         "",
-        ["AWS_CLIENT_ID", "AWS_CLIENT_ID", "GENERIC_PASSWORD", "GENERIC_PASSWORD"],
+        ["AWS_CLIENT_ID"] * 3 + ["GENERIC_PASSWORD"] * 2,
     ),
     "disabled_rules": ("disabled_rules = ['AWS_CLIENT_ID']\n", "", ["GENERIC_PASSWORD"] * 2),
     "rules re-enables": (
         "rules = ['AWS_CLIENT_ID']\n",
         "disabled_rules = ['AWS_CLIENT_ID', 'GENERIC_PASSWORD']\n",
-        ["AWS_CLIENT_ID", "AWS_CLIENT_ID"],
+        ["AWS_CLIENT_ID"] * 3,
     ),
     "inherit_builtin_rules": (
         "inherit_builtin_rules = false\nrules = ['GENERIC_PASSWORD']\n",
@@ -46,7 +48,7 @@ CASES = {
     "allowlist_paths": (
         "allowlist_paths = ['tests/fixtures/.*']\ndisabled_rules = ['GENERIC_PASSWORD']\n",
         "",
-        ["AWS_CLIENT_ID"],
+        ["AWS_CLIENT_ID"] * 2,
     ),
     "custom rule short form": (
         CUSTOM_ITK + "\n",
@@ -77,7 +79,8 @@ CASES = {
         "",
         ["GENERIC_PASSWORD"],
     ),
-    "max_file_size": ("max_file_size = 40\n", "", ["AWS_CLIENT_ID"]),
+    # text of any size is judged; the binary over the limit is not searched
+    "max_file_size": ("max_file_size = 40\n", "", ["AWS_CLIENT_ID"] * 2 + ["GENERIC_PASSWORD"] * 2),
 }
 
 

@@ -11,10 +11,17 @@ import pygit2
 import pytest
 
 from spillguard import git as libgit
+from spillguard.decode import LARGE_BINARY
 from spillguard.models import Fragment, Selection, Skipped
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit, text_added
-from spillguard.sources.diffparse import COMMIT_FORMAT, fragments, git_command, run_diff_tree
+from spillguard.sources.diffparse import (
+    COMMIT_FORMAT,
+    FileDiff,
+    fragments,
+    git_command,
+    run_diff_tree,
+)
 from spillguard.sources.history import select_commits
 from spillguard.sources.messages import COMMIT_MESSAGE
 from testing.genrepo import generate
@@ -96,6 +103,7 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
         repo.write(name, text)
     repo.write("with space/ünïcödé.py", f"key = '{KEY}'\n")
     repo.write("image.png", b"\x89PNG\r\n\x1a\n\0\0\0" + KEY.encode())
+    repo.write("huge.bin", b"\0" + b"y\n" * MAX_SIZE + KEY.encode())  # over the limit
     repo.commit("many kinds of file")
     repo.write('odd"quote\tname.py', f"key = '{KEY}'\n")
     repo.commit("a path git quotes")
@@ -161,12 +169,13 @@ def test_awkward_changes_are_the_same_item_for_item(awkward) -> None:
     assert fast(repo, commits) == expected
     paths = {item.path for item in expected if hasattr(item, "path")}
     assert {"no-eol.py", "crlf.ini", "notes.txt", "side.py", "with space/ünïcödé.py"} <= paths
-    reasons = {getattr(item, "reason", None) for item in expected}
-    assert {"binary", "too large", "LFS pointer", "submodule"} <= reasons
     skipped = {(item.path, item.reason) for item in expected if hasattr(item, "reason")}
-    assert {("ext-pointer.bin", "LFS pointer"), ("grows.txt", "too large")} <= skipped
-    texts = [item.text for item in expected if getattr(item, "path", "") == "sizes.txt"]
-    assert any(KEY in text for text in texts)  # exactly at the limit: scanned
+    assert {("ext-pointer.bin", "LFS pointer"), ("huge.bin", LARGE_BINARY)} <= skipped
+    assert {reason for _, reason in skipped} == {"LFS pointer", "submodule", LARGE_BINARY}
+    # at the limit, past it (text is judged whatever its size), binaries' printable runs
+    for name in ("sizes.txt", "grows.txt", "big.log", "image.png", "blob.dat"):
+        texts = [item.text for item in expected if getattr(item, "path", "") == name]
+        assert any(KEY in text for text in texts), name
 
 
 def test_added_lines_are_where_git_diff_u0_puts_them(awkward) -> None:
@@ -348,7 +357,7 @@ def _edited(chance: random.Random, text: str | None) -> str:
 
 def _merged_version(chance: random.Random, have: list[str | bytes]) -> str | bytes | None:
     """A merge's version of a file its parents have as ``have``: one of them (most
-    often), one of them edited, one too large to scan, or none (deleted)."""
+    often), one of them edited, a binary too large to search, or none (deleted)."""
     pick = chance.random()
     if pick < 0.75:
         return chance.choice(have)
@@ -356,7 +365,7 @@ def _merged_version(chance: random.Random, have: list[str | bytes]) -> str | byt
         base = chance.choice(have)
         return _edited(chance, base if isinstance(base, str) else None)
     if pick < 0.97:
-        return "x" * (MAX_SIZE + 1) + "\n"
+        return b"\0" + b"x" * MAX_SIZE + b"\n"
     return None
 
 
@@ -416,9 +425,9 @@ def test_random_merges_are_the_same_item_for_item(random_merges, monkeypatch) ->
     exact: list[str] = []
     diffed = gitdiff._exact_changes
 
-    def diffing(repo: pygit2.Repository, file: object, new_id: pygit2.Oid) -> object:
-        exact.append(str(new_id))
-        return diffed(repo, file, new_id)  # type: ignore[arg-type]
+    def diffing(repo: pygit2.Repository, file: FileDiff, *args: object, **options: bool) -> object:
+        exact.append(file.new_id)
+        return diffed(repo, file, *args, **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(gitdiff, "iter_walked_commit", recording)
     monkeypatch.setattr(gitdiff, "_exact_changes", diffing)
@@ -530,14 +539,14 @@ def test_large_hunks_are_read_whole_and_still_exactly(tmp_path) -> None:
     assert len(texts) == 3
 
 
-def test_binaries_are_judged_from_git_s_read_of_their_first_bytes(tmp_path, monkeypatch) -> None:
-    """Files git calls binary are checked from their first bytes, which one git reads
-    for the chunk (libgit2 rebuilds every version of a large file); UTF-16 text, which
-    git calls binary too, is still scanned, and so is a binary file turned text."""
+def test_binaries_are_judged_from_git_s_read_of_their_blobs(tmp_path, monkeypatch) -> None:
+    """Files git calls binary are judged by their printable runs, from blobs one git
+    reads for the chunk (libgit2 rebuilds every version of a large file); UTF-16 text,
+    which git calls binary too, is still scanned, and so is a binary file turned text."""
     repo = GitRepo(tmp_path / "repo")
     wide = f"key = '{KEY}'\n".encode("utf-16")
     for version in range(6):
-        repo.write("asset.bin", b"\0\1\2" * 1000 + bytes([version]) * 100)
+        repo.write("asset.bin", b"\0\1\2" * 1000 + f"asset version {version}\0".encode() * 3)
         repo.write("notes-utf16.txt", wide * (version + 1))
         repo.write("huge.bin", b"\0" * (MAX_SIZE + 10 + version))
         repo.write("turns-text.dat", b"\0binary" if version < 4 else f"k = '{KEY}'\n".encode())
@@ -554,13 +563,11 @@ def test_binaries_are_judged_from_git_s_read_of_their_first_bytes(tmp_path, monk
     monkeypatch.setattr(libgit, "skip_reason", counting)
     assert fast(opened, commits) == expected
     reasons = {(item.path, item.reason) for item in expected if isinstance(item, Skipped)}
-    assert reasons == {
-        ("asset.bin", "binary"),
-        ("huge.bin", "too large"),
-        ("turns-text.dat", "binary"),
-    }
+    assert reasons == {("huge.bin", LARGE_BINARY)}
+    runs = [item.text for item in expected if getattr(item, "path", "") == "asset.bin"]
+    assert runs == [f"asset version {n}\n" * 3 for n in reversed(range(6))]
     scanned = {item.path for item in expected if _of_a_file(item)}
-    assert scanned == {"notes-utf16.txt", "turns-text.dat"}
+    assert scanned == {"notes-utf16.txt", "turns-text.dat", "asset.bin"}
     asset_blobs = {str(opened.revparse_single(f"{c.id}:asset.bin").id) for c in commits}
     assert not asset_blobs & set(read)  # git's first bytes settled every asset.bin
 
@@ -577,5 +584,5 @@ def test_blob_heads_reads_the_first_bytes_and_passes_over_missing_blobs(tmp_path
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     command, env = git_command(str(repo.path / ".git"), str(scratch))
-    heads = blob_heads(command, env, str(scratch), [big, "ab" * 20, small], 8)
+    heads = blob_heads(command, env, str(scratch), [big, "ab" * 20, small], 8, digest=bytes)
     assert heads == {big: b"\0" * 5 + b"xxx", small: b"hi\n"}

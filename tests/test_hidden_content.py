@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
+from testing.gitrepo import GitRepo
 from testing.server import Server, hooked_commit, install_hook
 from testing.tokens import expand
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-
-    from testing.gitrepo import GitRepo
 
 KEY = expand("AKIA{rand:A2:16}", "hidden-content")
 NOTES = "".join(f"note {number}\n" for number in range(1, 6))
@@ -67,12 +66,22 @@ def scan_findings(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> tuple[in
 
 
 def judged_everywhere(
-    server: Server, capsys: pytest.CaptureFixture[str], stage: Callable[[GitRepo], None], where: str
+    server: Server,
+    capsys: pytest.CaptureFixture[str],
+    stage: Callable[[GitRepo], None],
+    where: str,
+    *,
+    settings: str = "",
 ) -> str:
     """Stage the change, then: the pre-commit hook blocks it, the push of its commit is
-    rejected, and a history scan reports it; each names ``where``. Returns what the
+    rejected, and a history scan reports it; each names ``where``. ``settings`` go in
+    the administrator's file and in the staged ``.spillguard.toml``. Returns what the
     pusher saw."""
     work = server.work
+    if settings:
+        server.admin(settings)
+        work.write(".spillguard.toml", settings)
+        work.git("add", ".spillguard.toml")
     stage(work)
     blocked = hooked_commit(work)
     assert blocked.returncode == 1, blocked.stderr
@@ -108,3 +117,146 @@ def test_symlink_on_disk_is_judged_by_a_files_scan(tmp_path, capsys) -> None:
     assert code == 1
     assert [item["path"] for item in report["findings"]] == [f"{tmp_path}/creds"]
     assert report["skipped"] == []
+
+
+@pytest.mark.parametrize("mark", [b"\xff\xfe", b"\xfe\xff"])
+def test_byte_order_mark_opening_an_added_block_hides_nothing(
+    pushed: Server, capsys, mark: bytes
+) -> None:
+    """The mark is the file's bytes like any others: the file's own first bytes are
+    plain text, so the block is too."""
+
+    def stage(work: GitRepo) -> None:
+        work.write("notes.txt", NOTES.encode() + mark + f"aws_key = {KEY}\n".encode())
+        work.git("add", "notes.txt")
+
+    judged_everywhere(pushed, capsys, stage, "notes.txt:6")
+
+
+def test_new_file_opening_with_a_mark_and_no_nul_is_read_as_its_bytes(
+    pushed: Server, capsys
+) -> None:
+    """Read as UTF-16, plain text after ``FF FE`` is unreadable characters: its bytes
+    are judged too."""
+
+    def stage(work: GitRepo) -> None:
+        work.write("creds.txt", b"\xff\xfe" + f"x = 1\naws_key = {KEY}\n".encode())
+        work.git("add", "creds.txt")
+
+    judged_everywhere(pushed, capsys, stage, "creds.txt:2")
+
+
+SMALL = "max_file_size = 400\n"
+POINTER = f"version https://git-lfs.github.com/spec/v1\noid sha256:{'0' * 64}\nsize 9\n"
+
+
+def staging(name: str, content: bytes) -> Callable[[GitRepo], None]:
+    def stage(work: GitRepo) -> None:
+        work.write(name, content)
+        work.git("add", name)
+
+    return stage
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where"),
+    [
+        # text one line over max_file_size: judged whatever its size
+        ("big.txt", ("v = 0\n" * 100 + f"x = '{KEY}'\n").encode(), "big.txt:101"),
+        # text a NUL makes binary: its printable runs keep their lines
+        ("nul.txt", f"\0x = 1\naws_key = {KEY}\n".encode(), "nul.txt:2"),
+        # a binary's printable runs, as strings finds them
+        ("logo.png", b"\x89PNG\r\n\x1a\n\0\0\0tEXt\0" + f"aws_key={KEY}\0".encode(), "logo.png:3"),
+        # an LFS pointer followed by more lines is no pointer
+        ("model.bin", f"{POINTER}aws_key = {KEY}\n".encode(), "model.bin:4"),
+    ],
+)
+def test_content_once_skipped_is_judged(
+    pushed: Server, capsys, name: str, content: bytes, where: str
+) -> None:
+    judged_everywhere(pushed, capsys, staging(name, content), where, settings=SMALL)
+
+
+LARGE_BINARY = b"\0" + b"x" * 500 + f"aws_key = {KEY}\n".encode()
+
+
+def commit_huge_binary(work: GitRepo) -> str:
+    """A binary over the server's max_file_size, committed past the local hook (whose
+    limit is the default: it would find the key)."""
+    work.write("huge.bin", LARGE_BINARY)
+    work.git("add", "huge.bin")
+    work.git("commit", "-q", "--no-verify", "-m", "huge binary")
+    return work.head()
+
+
+def test_a_binary_too_large_to_search_rejects_the_push_by_default(pushed: Server) -> None:
+    pushed.admin(SMALL)
+    commit_huge_binary(pushed.work)
+    before = pushed.refs()
+    code, output = pushed.push("HEAD:refs/heads/huge")
+    assert code != 0, output
+    assert (
+        "push rejected by policy (on_unscannable = reject): 1 file(s) not judged: "
+        "huge.bin (binary over max_file_size)"
+    ) in output
+    assert pushed.refs() == before
+
+
+def test_the_administrator_may_accept_it_with_a_notice(pushed: Server) -> None:
+    pushed.admin(SMALL + 'on_unscannable = "accept"\n')
+    tip = commit_huge_binary(pushed.work)
+    code, output = pushed.push("HEAD:refs/heads/huge-accepted")
+    assert code == 0, output
+    assert (
+        "push accepted by policy (on_unscannable = accept): 1 file(s) not judged: "
+        "huge.bin (binary over max_file_size)"
+    ) in output
+    assert pushed.refs()["refs/heads/huge-accepted"] == tip
+
+
+def test_locally_a_binary_too_large_to_search_is_named(pushed: Server, capsys, tmp_path) -> None:
+    """The pre-commit hook and scan name it and go on, unless the user's own file says
+    "reject" (a repository file may not loosen or set the policy)."""
+    work = pushed.work
+    work.write(".spillguard.toml", SMALL)
+    work.write("huge.bin", LARGE_BINARY)
+    work.git("add", "-A")
+    committed = hooked_commit(work)
+    assert committed.returncode == 0, committed.stderr
+    named = "1 file(s) not judged: huge.bin (binary over max_file_size)"
+    assert named in committed.stderr
+    assert main(["scan", "--repo", str(work.path), "main..HEAD"]) == 0
+    assert named in capsys.readouterr().out
+    strict = tmp_path / "strict.toml"
+    strict.write_text('on_unscannable = "reject"\n')
+    assert main(["scan", "--repo", str(work.path), "--config", str(strict), "main..HEAD"]) == 3
+    assert named in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+def test_tree_and_files_scans_judge_the_same_content(tmp_path, capsys, object_format: str) -> None:
+    """``scan --tree`` reads whole blobs, ``scan --files`` the files on disk: each case
+    above is found there too, on the same line."""
+    repo = GitRepo(tmp_path / "repo", object_format=object_format)
+    cases = {
+        "creds.txt": (b"\xff\xfe" + f"x = 1\naws_key = {KEY}\n".encode(), 2),
+        "big.txt": (("v = 0\n" * 100 + f"x = '{KEY}'\n").encode(), 101),
+        "nul.txt": (f"\0x = 1\naws_key = {KEY}\n".encode(), 2),
+        "model.bin": (f"{POINTER}aws_key = {KEY}\n".encode(), 4),
+    }
+    for name, (content, _) in cases.items():
+        repo.write(name, content)
+    repo.write(".spillguard.toml", SMALL)
+    repo.git("add", "-A")
+    stage_symlink(repo)  # in the index only: `git add -A` would stage its deletion
+    repo.git("commit", "-q", "-m", "everything")
+    expected = sorted([*(f"{name}:{line}" for name, (_, line) in cases.items()), "id_rsa:1"])
+    code = main(["scan", "--repo", str(repo.path), "--tree", "HEAD", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert sorted(f"{item['path']}:{item['line']}" for item in report["findings"]) == expected
+    (repo.path / "id_rsa").symlink_to(f"aws_key={KEY}")  # what a checkout would make
+    code = main(["scan", "--repo", str(repo.path), "--files", str(repo.path), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert sorted(f"{item['path']}:{item['line']}" for item in report["findings"]) == expected

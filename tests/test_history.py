@@ -171,7 +171,7 @@ def test_deleting_a_file_adds_nothing(repo: GitRepo, capsys) -> None:
     assert report["findings"] == []
 
 
-def test_skips_binary_lfs_symlink_submodule_and_oversized(
+def test_judges_binary_symlink_and_large_text_skips_lfs_and_submodule(
     repo: GitRepo, tmp_path: Path, capsys
 ) -> None:
     secret = key("skip")
@@ -190,18 +190,19 @@ def test_skips_binary_lfs_symlink_submodule_and_oversized(
     commit = repo.commit("everything")
     code, report = scan(capsys, repo)
     assert code == 1
-    # A symlink's target is text: judged (git stores whatever a pusher gives it).
-    assert found(report) == [(commit[:7], "latin.txt", 1), (commit[:7], "link", 1)]
-    assert report["findings"][0]["text"].startswith("caf\xe9 = ")
-    skipped = sorted((s["path"], s["reason"], s["commit"]) for s in report["skipped"])
-    assert skipped == [
-        ("big.txt", "too large", commit),
-        ("logo.png", "binary", commit),
-        ("model.bin", "LFS pointer", commit),
-        ("sub", "submodule", commit),
+    # A symlink's target is text, a binary's printable runs are judged, and text over
+    # max_file_size too: only content that is not in git, or not content, is skipped.
+    assert found(report) == [
+        (commit[:7], "big.txt", 101),
+        (commit[:7], "latin.txt", 1),
+        (commit[:7], "link", 1),
+        (commit[:7], "logo.png", 1),
     ]
+    assert report["findings"][1]["text"].startswith("caf\xe9 = ")
+    skipped = sorted((s["path"], s["reason"], s["commit"]) for s in report["skipped"])
+    assert skipped == [("model.bin", "LFS pointer", commit), ("sub", "submodule", commit)]
     assert main(["scan", "--repo", str(repo.path)]) == 1
-    assert "skipped: 1 LFS pointer, 1 binary, 1 submodule, 1 too large" in (capsys.readouterr().out)
+    assert "skipped: 1 LFS pointer, 1 submodule" in capsys.readouterr().out
 
 
 def test_summary_counts_every_commit_walked(repo: GitRepo, capsys) -> None:

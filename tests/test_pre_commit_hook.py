@@ -204,7 +204,7 @@ def test_sha256_repository_is_judged_as_sha1_is(tmp_path: Path) -> None:
     sha1 = staged_mix(GitRepo(tmp_path / "sha1"))
     sha256 = staged_mix(GitRepo(tmp_path / "sha256", object_format="sha256"))
     assert sha256 == sha1
-    for where in ("plain.py:3", "was_link:1", "name.py:1", "moved.py:21", "1 binary"):
+    for where in ("plain.py:3", "was_link:1", "name.py:1", "moved.py:21", "blob.bin:1"):
         assert where in sha256
     assert "side.py" not in sha256
 

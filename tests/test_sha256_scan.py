@@ -79,11 +79,12 @@ def test_history_findings_name_each_commit_once(repos: tuple[GitRepo, GitRepo]) 
     code, findings, skipped = scan(repos[1])
     assert code == 1
     assert [(path, line, date) for path, line, _, date in findings] == [
+        ("blob.bin", 1, "2024-03-01T00:00:00Z"),  # a binary's printable runs are judged
         ("conf.py", 2, "2024-04-01T00:00:00Z"),  # the merge's own line only
         ("renamed.py", 21, "2024-03-01T00:00:00Z"),
         ("side.py", 1, "2024-02-01T00:00:00Z"),  # once, by the commit that added it
     ]
-    assert skipped == ["binary"]
+    assert skipped == []
 
 
 def test_tree_is_scanned_as_in_sha1(repos: tuple[GitRepo, GitRepo]) -> None:

@@ -64,6 +64,9 @@ class Config:
     time_budget: float = 60.0
     max_commits: int = 10000
     on_error: str = "reject"
+    #: What content left unread (a binary over max_file_size) does: "reject" or
+    #: "accept"; None (unset) rejects a push and only names it in local hooks and scans.
+    on_unscannable: str | None = None
     sync: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: (setting, source) for every setting a layer set, in the order applied;
     #: a table's keys appear dotted ("hook.mode").

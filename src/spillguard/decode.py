@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import re
 
+from spillguard.models import Skipped
+
 #: Bytes sniffed for a NUL to call content binary (git's own heuristic uses 8000).
 SNIFF_BYTES = 8000
 
@@ -67,15 +69,98 @@ def as_utf8(data: bytes) -> bytes:
     return data if codec is None else data.decode(codec, "replace").encode()
 
 
-def decode(data: bytes) -> str:
-    """UTF-8 text, or UTF-16/32 after a byte order mark; anything else is read as Latin-1
-    so every ASCII secret is still found."""
-    codec = wide_encoding(data)
-    if codec is not None:
-        # A malformed unit (an odd last byte) must not stop the scan of the rest.
-        return data.decode(codec, "replace")
+def decode(data: bytes, *, start: bool = True) -> str:
+    """Bytes as text: UTF-8, else Latin-1, so every ASCII secret is still found.
+
+    Never UTF-16/32, whatever the first bytes: a byte order mark counts only at the
+    start of a whole blob (``readings``), and a run of added lines that begins with
+    one is the blob's bytes like any other run. ``start``: the bytes begin the blob,
+    where a UTF-8 mark is dropped (as "utf-8-sig" reads it).
+    """
     try:
         text = data.decode("utf-8")  # the C codec: "utf-8-sig" is a Python wrapper
     except UnicodeDecodeError:
         return data.decode("latin-1")
-    return text.removeprefix("\ufeff")  # as "utf-8-sig" reads it
+    return text.removeprefix("\ufeff") if start else text
+
+
+def readings(data: bytes) -> tuple[str, ...]:
+    """The texts a whole blob is judged as: a binary's printable runs; text's UTF-16/32
+    decoding after a byte order mark, and always its bytes as ``decode`` reads them.
+    The mark alone proves nothing (a pusher can put ``FF FE`` before plain text, which
+    then decodes to unreadable characters), so the bytes are read too; the decoding of
+    real UTF-16/32 text is where its secrets show."""
+    if is_binary(data):
+        return (printable_text(data),)
+    codec = wide_encoding(data)
+    if codec is None:
+        return (decode(data),)
+    # A malformed unit (an odd last byte) must not stop the scan of the rest.
+    return data.decode(codec, "replace"), decode(data)
+
+
+#: Why a blob is not read: a binary larger than ``max_file_size``, whose printable
+#: runs are not searched (the administrator's ``on_unscannable`` decides).
+LARGE_BINARY = "binary over max_file_size"
+#: The shortest run of printable ASCII searched in binary content (``strings`` takes
+#: 4): shorter runs are noise in compressed data, and no secret is that short.
+MIN_RUN = 8
+_RUN = rb"[\t\x20-\x7e]{%d,}" % MIN_RUN
+
+#: A run of printable text in binary content: its line (one more than the newline
+#: bytes before it) and its bytes.
+Run = tuple[int, bytes]
+
+
+@functools.cache
+def _run() -> re.Pattern[bytes]:
+    return re.compile(_RUN)
+
+
+def printable_runs(data: bytes) -> list[Run]:
+    """Every run of ``MIN_RUN`` or more printable ASCII characters (and tabs) in
+    ``data``, as ``strings`` lists them, each with its line: a text file that a NUL
+    makes binary keeps its line numbers. One pass of a regular expression in C."""
+    runs = []
+    line, at = 1, 0
+    for match in _run().finditer(data):
+        start = match.start()
+        line += data.count(b"\n", at, start)
+        at = start
+        runs.append((line, match.group()))
+    return runs
+
+
+def runs_by_line(runs: list[Run], known: frozenset[bytes] = frozenset()) -> dict[int, bytes]:
+    """The runs not in ``known``, by line. Runs that share a line are put on lines of
+    their own (a match must not join two strings a non-printable byte kept apart), so
+    in a binary the line numbers of what follows them run ahead; a text file with a
+    NUL keeps its lines, one run each."""
+    grouped: dict[int, list[bytes]] = {}
+    for line, run in runs:
+        if run not in known:
+            grouped.setdefault(line, []).append(run)
+    return {line: b"\n".join(parts) + b"\n" for line, parts in grouped.items()}
+
+
+def printable_text(data: bytes) -> str:
+    """A binary blob as the text it is judged as: its printable runs on their lines."""
+    lines = runs_by_line(printable_runs(data))
+    if not lines:
+        return ""
+    return "".join(lines.get(number, b"\n").decode("ascii") for number in range(1, max(lines) + 1))
+
+
+def unread_reason(data: bytes, max_size: int) -> str | None:
+    """Why a blob's content is not judged (a binary over ``max_size``, an LFS pointer),
+    or None. Text of any size is judged, and a binary's printable runs."""
+    if len(data) > max_size and is_binary(data):
+        return LARGE_BINARY
+    if is_lfs_pointer(data):
+        return "LFS pointer"
+    return None
+
+
+def skipped(path: str, reason: str, commit: str | None = None) -> Skipped:
+    """The Skipped item for ``reason``: unjudged when it left content unread."""
+    return Skipped(path=path, reason=reason, commit=commit, unjudged=reason == LARGE_BINARY)

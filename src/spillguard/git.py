@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pygit2
 from pygit2.enums import FileMode, RepositoryOpenFlag
 
-from spillguard.decode import LFS_POINTER_LIMIT, decode, is_binary, is_lfs_pointer
+from spillguard.decode import LFS_POINTER_LIMIT, is_lfs_pointer, readings, skipped, unread_reason
 from spillguard.errors import GitError, UsageError
 from spillguard.models import Fragment, Skipped
 
@@ -173,20 +173,14 @@ def _unknown_revision(repo: pygit2.Repository, rev: str) -> GitError:
 def skip_reason(
     repo: pygit2.Repository, object_id: pygit2.Oid, mode: int, max_size: int
 ) -> tuple[str | None, bytes]:
-    """Why a blob is left out (submodule, too large, binary, LFS pointer), or None and
-    its content. A symlink's blob is its target's text, which git stores whatever it
+    """Why a blob is left out (a submodule, ``decode.unread_reason``), or None and its
+    content. A symlink's blob is its target's text, which git stores whatever it
     holds (``git update-index --cacheinfo 120000,BLOB,PATH``): it is read as text."""
     if mode == GITLINK_MODE:
         return "submodule", b""
-    _, size = repo.odb.read_header(object_id)
-    if size > max_size:
-        return "too large", b""
     data: bytes = repo.odb.read(object_id)[1]
-    if is_binary(data):
-        return "binary", b""
-    if is_lfs_pointer(data):
-        return "LFS pointer", b""
-    return None, data
+    reason = unread_reason(data, max_size)
+    return (reason, b"") if reason is not None else (None, data)
 
 
 def is_lfs_pointer_blob(repo: pygit2.Repository, object_id: pygit2.Oid) -> bool:
@@ -196,14 +190,15 @@ def is_lfs_pointer_blob(repo: pygit2.Repository, object_id: pygit2.Oid) -> bool:
     return is_lfs_pointer(repo.odb.read(object_id)[1])
 
 
-def blob_fragment(
+def blob_items(
     repo: pygit2.Repository, object_id: pygit2.Oid, path: str, mode: int, max_size: int
-) -> Fragment | Skipped:
-    """A blob's text as a Fragment, or why it is left out (submodule, binary...)."""
+) -> tuple[Fragment | Skipped, ...]:
+    """A blob's text as a Fragment per reading (``decode.readings``), or why it is left
+    out (submodule, binary...)."""
     reason, data = skip_reason(repo, object_id, mode, max_size)
     if reason is not None:
-        return Skipped(path=path, reason=reason)
-    return Fragment(path=path, text=decode(data))
+        return (skipped(path, reason),)
+    return tuple(Fragment(path=path, text=text) for text in readings(data))
 
 
 #: A file of a tree: its path, blob id (hex) and mode.
@@ -234,7 +229,7 @@ def read_tree_files(
 ) -> Iterator[Fragment | Skipped]:
     """The Fragment or Skipped item of each listed file of a tree, in order."""
     for path, object_id, mode in files:
-        yield blob_fragment(repo, pygit2.Oid(hex=object_id), path, mode, max_size)
+        yield from blob_items(repo, pygit2.Oid(hex=object_id), path, mode, max_size)
 
 
 def file_at_head(repo: pygit2.Repository, path: str, max_size: int) -> bytes | None:

@@ -173,13 +173,17 @@ ScanScope = Literal["commits", "staged", "files"]
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Skipped:
-    """An input left out on purpose (binary, too large, a submodule...)."""
+    """An input left out on purpose (a submodule, an LFS pointer, a binary over
+    max_file_size...), or that could not be read."""
 
     path: str
     reason: str
     commit: str | None = None
     #: True when the input should have been scanned and could not be (exit 3).
     failed: bool = False
+    #: Content left unread by design (a binary over ``max_file_size``): the
+    #: administrator's ``on_unscannable`` decides whether it rejects.
+    unjudged: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -291,6 +291,7 @@ class Resolution:
             time_budget=float(settings["time_budget"]),
             max_commits=settings["max_commits"],
             on_error=settings["on_error"],
+            on_unscannable=settings["on_unscannable"],
             sync=settings["sync"],
             origins=tuple(self.origins),
             notices=tuple(self.notices),

@@ -63,6 +63,8 @@ TOP_LEVEL: dict[str, Key] = {
     "time_budget": Key((int, float), "a number of seconds", 60, minimum=0),
     "max_commits": Key(int, "a positive whole number", 10000, minimum=1),
     "on_error": Key(str, '"reject" or "accept"', "reject", ("reject", "accept")),
+    # Unset: a push is rejected, a local hook or scan only names what it could not read.
+    "on_unscannable": Key(str, '"reject" or "accept"', None, ("reject", "accept")),
 }
 
 #: Administrator policy: a repository file that sets one of these is an error, so a
@@ -78,6 +80,7 @@ ADMIN_ONLY = frozenset(
         "time_budget",
         "max_commits",
         "on_error",
+        "on_unscannable",
     }
 )
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from spillguard.commands.scan import report_options
 from spillguard.errors import ExitCode
 from spillguard.hooks.bypass import not_scanned
-from spillguard.outcome import exit_code, is_blocking
+from spillguard.outcome import exit_code, is_blocking, local_unscannable
 from spillguard.output import open_output
 from spillguard.report import writer
 
@@ -58,6 +58,7 @@ def report_hook(
 ) -> int:
     """Write the report, then say on stderr what happens to the commit or push."""
     common = options.common
+    result = local_unscannable(result, config.on_unscannable)
     warn_only = config.hook_mode == "warn"
     # Hook output is for the person committing or pushing: stderr, which git shows
     # (a pre-push hook's stdout would mix with git's own), unless --output says otherwise.

@@ -270,7 +270,7 @@ def run_scan_command(options: ScanOptions) -> int:
 
 def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
     from spillguard.loading import load_config
-    from spillguard.outcome import exit_code
+    from spillguard.outcome import exit_code, local_unscannable
     from spillguard.output import is_terminal, open_output
     from spillguard.report import streaming_writer, writer
 
@@ -307,7 +307,7 @@ def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
         )
         shown = None if isinstance(progress, NullProgress) else progress
         result = _scan(options, config, root, shown, only(selected, on_finding), listing)
-        result = filtered(result, selected)
+        result = local_unscannable(filtered(result, selected), config.on_unscannable)
         if stream_finding is None:
             writer(common.format)(result, stream, report)
     if common.format != "text" and not common.quiet:

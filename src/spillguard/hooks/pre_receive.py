@@ -19,7 +19,7 @@ from spillguard.errors import ExitCode, SpillguardError, UsageError
 from spillguard.git import is_zero_id
 from spillguard.hooks.bypass import bypass_token_in, not_scanned
 from spillguard.models import RefUpdate, ScanResult
-from spillguard.outcome import is_blocking
+from spillguard.outcome import is_blocking, name_unjudged, unjudged
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -299,7 +299,8 @@ class Verdict:
 
 
 def verdict(scan: PushScan, config: Config) -> Verdict:
-    """Blocking findings reject in block mode; an incomplete scan follows ``on_error``.
+    """Blocking findings reject in block mode; content left unread follows
+    ``on_unscannable`` (unset: reject), an incomplete scan ``on_error``.
 
     An accepted push never says "no secrets found" of commits it did not scan: the
     ones the bypass token skipped are named in the verdict.
@@ -310,17 +311,13 @@ def verdict(scan: PushScan, config: Config) -> Verdict:
         return Verdict(code=ExitCode.FINDINGS, message=f"push rejected: it adds secrets{also}")
     bypassed = len(scan.result.bypassed)
     skipped = f"; {not_scanned(bypassed)}" if bypassed else ""
+    unread = unjudged(scan.result)
+    accept_unread = config.on_unscannable == "accept"
+    if unread and (not accept_unread or scan.incomplete is None):
+        choice = "accept" if accept_unread else "reject"
+        return _by_policy("on_unscannable", choice, name_unjudged(unread), skipped)
     if scan.incomplete is not None:
-        if config.on_error == "accept":
-            return Verdict(
-                code=ExitCode.CLEAN,
-                message="push accepted UNCHECKED by policy (on_error = accept): "
-                f"{scan.incomplete}{skipped}",
-            )
-        return Verdict(
-            code=ExitCode.RUNTIME,
-            message=f"push rejected by policy (on_error = reject): {scan.incomplete}",
-        )
+        return _by_policy("on_error", config.on_error, scan.incomplete, skipped)
     if findings:
         why = "warn-only mode" if config.hook_mode == "warn" else "warnings only"
         return Verdict(code=ExitCode.CLEAN, message=f"push accepted ({why}){skipped}")
@@ -329,3 +326,18 @@ def verdict(scan: PushScan, config: Config) -> Verdict:
     others = scan.commits - bypassed
     rest = f"; no secrets found in the other {others}" if others > 0 else ""
     return Verdict(code=ExitCode.CLEAN, message=f"push accepted: {not_scanned(bypassed)}{rest}")
+
+
+def _by_policy(setting: str, choice: str, why: str, skipped: str) -> Verdict:
+    """The verdict an administrator's setting decides, saying which way it went (and,
+    when it accepts, which commits the bypass token skipped)."""
+    if choice == "accept":
+        # on_error accepts what was never looked at; on_unscannable, what was named.
+        unchecked = "UNCHECKED " if setting == "on_error" else ""
+        return Verdict(
+            code=ExitCode.CLEAN,
+            message=f"push accepted {unchecked}by policy ({setting} = accept): {why}{skipped}",
+        )
+    return Verdict(
+        code=ExitCode.RUNTIME, message=f"push rejected by policy ({setting} = reject): {why}"
+    )

@@ -19,23 +19,33 @@ as fragments marked with the old path (``moved_from``): the scan judges them onl
 the two paths meet different rules. A message comes first (``sources.messages``), and
 a PEM block an added line lies in is judged whole (``sources.pemblocks``). Deleted
 files add nothing.
-Submodules (gitlinks), symlinks, binary blobs, Git LFS pointer files and blobs over
-``max_size`` are left out and yielded as ``Skipped`` so the summary can say so.
+A symlink's target is text; a binary blob adds the printable runs its old version
+lacks. Submodules (gitlinks), Git LFS pointer files and binaries over ``max_size``
+are left out and yielded as ``Skipped`` so the summary can say so.
 Text that is not UTF-8 is read as Latin-1, so no byte sequence stops a scan. Text
 with a UTF-16 or UTF-32 byte order mark (either side of a change) is diffed decoded,
-so its lines and line numbers are the text's, not its bytes'.
+so its lines and line numbers are the text's, not its bytes'; a blob that starts with
+such a mark is diffed as its bytes too, since the mark alone proves nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
 from spillguard import git
-from spillguard.decode import as_utf8, wide_encoding
-from spillguard.models import CommitInfo, CommitWalked, Skipped
+from spillguard.decode import (
+    as_utf8,
+    is_binary,
+    printable_runs,
+    runs_by_line,
+    skipped,
+    wide_encoding,
+)
+from spillguard.models import CommitInfo, CommitWalked
 from spillguard.sources.diffparse import (
     REGULAR_MODES,
     carried_lines,
@@ -107,7 +117,7 @@ def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff
     commit_id = commit.id if commit else None
     for path, item, moved_from in _added_by_file(repo, diff, others, max_size):
         if isinstance(item, str):
-            yield Skipped(path=path, reason=item, commit=commit_id)
+            yield skipped(path, item, commit_id)
         else:
             yield from fragments(path, item, commit, ref, moved_from)
 
@@ -129,34 +139,90 @@ def _added_by_file(
             yield new.path, reason, None
             continue
         added, carried, source, removed_after = _file_lines(repo, delta, data, moved)
+        primary = runs_added if is_binary(data) else text_added
         for tree in others:
-            added = also_added_against(repo, tree, new.path, new.id, added)
-            carried = also_added_against(repo, tree, new.path, new.id, carried)
+            added = also_added_against(repo, tree, new.path, new.id, added, diff=primary)
+            carried = also_added_against(repo, tree, new.path, new.id, carried, diff=primary)
         if others:
             removed_after = []  # as git's combined diff of a merge, which shows none
-        if removed_after or may_touch_block(added):
+        if primary is text_added and (removed_after or may_touch_block(added)):
             added = with_touched_blocks(added, data, removed_after)
             carried = {n: line for n, line in carried.items() if n not in added}
-        if added:
-            yield new.path, added, None
-        if carried:
-            yield new.path, carried, source
+        extra = _bytes_reading(repo, delta, data, others) if source is None else {}
+        readings = ((added, None), (carried, source), (extra, None))
+        yield from ((new.path, lines, where) for lines, where in readings if lines)
+
+
+def _bytes_reading(
+    repo: pygit2.Repository, delta: pygit2.DiffDelta, data: bytes, others: tuple[pygit2.Tree, ...]
+) -> AddedLines:
+    """The lines UTF-16/32 text adds read as its bytes too (``decode.readings``); none
+    for any other file."""
+    if not wide_encoding(data):
+        return {}
+    new = delta.new_file
+    extra = bytes_added(_old_content(repo, delta), data)
+    for tree in others:
+        extra = also_added_against(repo, tree, new.path, new.id, extra, diff=bytes_added)
+    return extra
+
+
+def _old_content(repo: pygit2.Repository, delta: pygit2.DiffDelta) -> bytes | None:
+    old_id = delta.old_file.id
+    return None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
 
 
 def _file_lines(
     repo: pygit2.Repository, delta: pygit2.DiffDelta, data: bytes, moved: dict[str, list[str]]
 ) -> tuple[AddedLines, AddedLines, str | None, list[int]]:
     """The lines the file adds, those a rename carried over, the path it came from, and
-    where lines were only removed (``text_changes``)."""
+    where lines were only removed (``changes``)."""
     source = _moved(delta, moved)
     if source is not None:  # a deleted file's content under a new name: nothing added
-        return {}, carried_lines(data, {}), source, []
-    old_id = delta.old_file.id
-    old = None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
-    added, removed_after = text_changes(old, data)
+        return {}, _carried(data, {}), source, []
+    added, removed_after = changes(_old_content(repo, delta), data)
     if delta.status != DeltaStatus.RENAMED:
         return added, {}, None, removed_after
-    return added, carried_lines(data, added), delta.old_file.path, removed_after
+    return added, _carried(data, added), delta.old_file.path, removed_after
+
+
+def changes(old: bytes | None, new: bytes) -> tuple[AddedLines, list[int]]:
+    """``text_changes``, or of a binary the printable runs it adds (nothing removed)."""
+    if is_binary(new):
+        return runs_added(old, new), []
+    return text_changes(old, new)
+
+
+def _carried(data: bytes, added: AddedLines) -> AddedLines:
+    """``carried_lines``; of a binary, the printable runs it does not add."""
+    if not is_binary(data):
+        return carried_lines(data, added)
+    return {n: line for n, line in runs_added(None, data).items() if n not in added}
+
+
+#: A way to find the lines one version of a blob adds to another (``diffs_for``).
+Diff = Callable[[bytes | None, bytes], AddedLines]
+
+
+def diffs_for(data: bytes) -> tuple[Diff, ...]:
+    """How the lines a blob adds are found, one diff per reading (``decode.readings``):
+    a binary's printable runs; text decoded from UTF-16/32 after a byte order mark,
+    and as its bytes too; any other text as it is."""
+    if is_binary(data):
+        return (runs_added,)
+    return (text_added, bytes_added) if wide_encoding(data) else (text_added,)
+
+
+def bytes_added(old: bytes | None, new: bytes) -> AddedLines:
+    """``text_added`` of the bytes as they are, whatever byte order mark opens them."""
+    return text_added(old, new, as_bytes=True)
+
+
+def runs_added(old: bytes | None, new: bytes) -> AddedLines:
+    """The printable runs of binary content ``new`` that ``old`` does not hold, on their
+    lines: a binary has no lines to diff, but the text it carries is judged."""
+    known = frozenset(run for _, run in printable_runs(old)) if old else frozenset()
+    return runs_by_line(printable_runs(new), known)
 
 
 def tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:
@@ -218,17 +284,20 @@ def _patch_added(patch: pygit2.Patch) -> AddedLines:
     }
 
 
-def text_added(old: bytes | None, new: bytes) -> AddedLines:
+def text_added(old: bytes | None, new: bytes, *, as_bytes: bool = False) -> AddedLines:
     """The lines ``new`` adds to ``old``, as ``git diff -U0`` finds them: libgit2's
     diff of the two after git's trim of their common tail; when either side is
-    UTF-16/32 text (a byte order mark), both are compared as UTF-8 text."""
-    return text_changes(old, new)[0]
+    UTF-16/32 text (a byte order mark), both are compared as UTF-8 text, unless
+    ``as_bytes`` (the bytes reading of such text)."""
+    return text_changes(old, new, as_bytes=as_bytes)[0]
 
 
-def text_changes(old: bytes | None, new: bytes) -> tuple[AddedLines, list[int]]:
+def text_changes(
+    old: bytes | None, new: bytes, *, as_bytes: bool = False
+) -> tuple[AddedLines, list[int]]:
     """``text_added``, and where the hunks that only remove lines removed them (the new
     line before each, as ``git diff -U0`` numbers them)."""
-    if wide_encoding(new) or (old is not None and wide_encoding(old)):
+    if not as_bytes and (wide_encoding(new) or (old is not None and wide_encoding(old))):
         old = None if old is None else as_utf8(old)
         new = as_utf8(new)
     if old is not None:
@@ -269,16 +338,19 @@ def trim_common_tail(old: bytes, new: bytes) -> tuple[bytes, bytes]:
     return old[: len(old) - cut], new[: len(new) - cut]
 
 
-def also_added_against(
+def also_added_against(  # noqa: PLR0913 - one file of a merge, and how it is read
     repo: pygit2.Repository,
     tree: pygit2.Tree,
     path: str,
     object_id: pygit2.Oid,
     added: AddedLines,
+    *,
+    diff: Diff = text_added,
 ) -> AddedLines:
-    """The lines of ``added`` that are also new relative to ``tree``'s version of ``path``."""
+    """The lines of ``added`` (found by ``diff``) that are also new relative to
+    ``tree``'s version of ``path``."""
     entry = _entry(tree, path)
     if not added or entry is None or not isinstance(entry, pygit2.Blob):
         return added
-    also = text_added(entry.data, repo[object_id].peel(pygit2.Blob).data)
+    also = diff(entry.data, repo[object_id].peel(pygit2.Blob).data)
     return {number: line for number, line in added.items() if number in also}

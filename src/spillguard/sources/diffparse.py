@@ -22,15 +22,17 @@ import re
 import subprocess
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, TypeVar
 
-from spillguard.decode import as_utf8, decode
+from spillguard.decode import as_utf8, decode, wide_encoding
 from spillguard.errors import GitError, missing_object
 from spillguard.models import CommitInfo, Fragment
 from spillguard.sources.listing import BOUNDED_PACK_MAPS
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+
+_Kept = TypeVar("_Kept")
 
 DIFF_TREE = (
     "diff-tree",
@@ -102,6 +104,9 @@ class FileDiff:
     #: A merge's renamed file: the lines new relative to every other parent too; only
     #: those of the lines the rename carried over are the merge's own.
     carry_within: set[int] | None = None
+    #: The lines added in the bytes reading of a UTF-16/32 file, whose ``added`` are
+    #: its decoded text's (``decode.readings``); None for any other file.
+    also: dict[int, bytes] | None = None
 
 
 @dataclasses.dataclass(slots=True)
@@ -127,13 +132,21 @@ _SECTION_TAGS = frozenset({b":", b"d", b"B"})
 
 def plain_text(file: FileDiff) -> bool:
     """A regular file git diffed as text, without a NUL in a changed line (UTF-16/32
-    text, which git splits on bytes: libgit2 diffs it decoded), and not a mode-only
+    text, which git splits on bytes: libgit2 diffs it decoded) nor a byte order mark
+    opening an added first line (its text is read both ways), and not a mode-only
     change: git's added lines for it are the simple path's."""
     return (
         file.new_mode in REGULAR_MODES
         and not (file.binary or file.unsure)
         and file.old_id != file.new_id
+        and not starts_wide(file.added)
     )
+
+
+def starts_wide(added: Mapping[int, bytes]) -> bool:
+    """Whether the added lines include a first line that opens with a UTF-16/32 mark."""
+    first = added.get(1)
+    return first is not None and wide_encoding(first) is not None
 
 
 def _raw_entry(line: bytes) -> FileDiff:
@@ -528,14 +541,15 @@ def run_diff_tree(
 
 
 #: The ``index old..new`` line right before git's ``Binary files ... differ``.
-_INDEX_LINE = re.compile(rb"index [0-9a-f]+\.\.([0-9a-f]+)(?: [0-7]+)?")
+_INDEX_LINE = re.compile(rb"index ([0-9a-f]+)\.\.([0-9a-f]+)(?: [0-7]+)?")
 _BINARY_VERDICT = b"\nBinary files "
 
 
 def binary_blobs(scratch: str) -> list[str]:
-    """The new blob of every section git called binary in the output ``run_diff_tree``
-    wrote to ``scratch`` (once it has begun yielding), each once. The verdicts are found
-    with ``find``, which skips text far faster than a regular expression."""
+    """The blobs, old and new, of every section git called binary in the output
+    ``run_diff_tree`` wrote to ``scratch`` (once it has begun yielding), each once and
+    none of git's zero ids. The verdicts are found with ``find``, which skips text far
+    faster than a regular expression."""
     path = Path(scratch, _DIFFS)
     if not path.stat().st_size:
         return []
@@ -545,20 +559,27 @@ def binary_blobs(scratch: str) -> list[str]:
         while at >= 0:
             line = data[data.rfind(b"\n", 0, at) + 1 : at]
             if index := _INDEX_LINE.fullmatch(line):
-                found[index.group(1).decode()] = None
+                found.update((blob.decode(), None) for blob in index.groups() if blob.strip(b"0"))
             at = data.find(_BINARY_VERDICT, at + 1)
     return list(found)
 
 
-def blob_heads(
-    command: list[str], env: dict[str, str], scratch: str, blobs: Sequence[str], size: int
-) -> dict[str, bytes]:
-    """The first ``size`` bytes of each blob, from one ``git cat-file --batch``: git keeps
-    the bases of deltified blobs while it reads, where libgit2 rebuilds every version
-    of a large file from its pack (200 versions of a 2 MB binary: 1.4 s)."""
+def blob_heads(  # noqa: PLR0913 - git, the blobs, and what to keep of each
+    command: list[str],
+    env: dict[str, str],
+    scratch: str,
+    blobs: Sequence[str],
+    size: int,
+    *,
+    digest: Callable[[bytes], _Kept],
+) -> dict[str, _Kept]:
+    """``digest`` of the first ``size`` bytes of each blob, from one ``git cat-file
+    --batch``: git keeps the bases of deltified blobs while it reads, where libgit2
+    rebuilds every version of a large file from its pack (200 versions of a 2 MB
+    binary: 1.4 s). Only the digests are kept, so memory holds one blob at a time."""
     listed = Path(scratch, "blobs")
     listed.write_bytes("".join(f"{blob}\n" for blob in blobs).encode())
-    heads: dict[str, bytes] = {}
+    heads: dict[str, _Kept] = {}
     with (
         listed.open("rb") as given,
         subprocess.Popen(
@@ -579,7 +600,7 @@ def blob_heads(
             total = int(header[2])
             head = git.stdout.read(min(total, size))
             _discard(git.stdout, total - len(head) + 1)  # the rest, and its newline
-            heads[header[0].decode()] = head
+            heads[header[0].decode()] = digest(head)
     return heads
 
 
@@ -606,7 +627,8 @@ def fragments(
     ref: str | None,
     moved_from: str | None = None,
 ) -> Iterator[Fragment]:
-    """One fragment per run of consecutive line numbers.
+    """One fragment per run of consecutive line numbers, each read as bytes (``decode``):
+    a UTF-16/32 file's lines come here already decoded (``commits.text_added``).
 
     A run is where ``number - position`` stays the same; grouping those in C keeps
     Python's work per fragment, not per line (this runs on every added line).
@@ -616,7 +638,10 @@ def fragments(
         return
     fragment = functools.partial(Fragment, path=path, commit=info, ref=ref, moved_from=moved_from)
     if numbers == list(range(numbers[0], numbers[0] + len(numbers))):  # one run, in order
-        yield fragment(text=decode(b"".join(added.values())), start_line=numbers[0])
+        yield fragment(
+            text=decode(b"".join(added.values()), start=numbers[0] == 1),
+            start_line=numbers[0],
+        )
         return
     if numbers != sorted(numbers):
         added = dict(sorted(added.items()))
@@ -625,7 +650,8 @@ def fragments(
     start = 0
     for _, run in itertools.groupby(map(operator.sub, numbers, itertools.count())):
         end = start + len(list(run))
-        yield fragment(text=decode(b"".join(lines[start:end])), start_line=numbers[start])
+        text = decode(b"".join(lines[start:end]), start=numbers[start] == 1)
+        yield fragment(text=text, start_line=numbers[start])
         start = end
 
 

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.decode import decode, is_binary
+from spillguard.decode import LARGE_BINARY, SNIFF_BYTES, is_binary, readings, skipped
 from spillguard.models import Fragment, Skipped
 
 if TYPE_CHECKING:
@@ -44,12 +44,12 @@ def list_files(paths: Iterable[str], *, root: str | None = None) -> list[FileEnt
 
 
 def read_files(entries: Iterable[FileEntry], *, max_size: int) -> Source:
-    """The Fragment or Skipped item of each listed file, in order."""
+    """The Fragments (one per reading) or Skipped item of each listed file, in order."""
     for path, display in entries:
         if display is None:
             yield Skipped(path=path, reason="does not exist", failed=True)
         else:
-            yield _read(Path(path), display, max_size)
+            yield from _read(Path(path), display, max_size)
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -71,17 +71,17 @@ def _display(path: Path, top: str | None) -> str:
     return path.as_posix().removeprefix("./")
 
 
-def _read(path: Path, display: str, max_size: int) -> Fragment | Skipped:
+def _read(path: Path, display: str, max_size: int) -> tuple[Fragment | Skipped, ...]:
     try:
         if path.is_symlink():  # its target is text, as git stores a symlink
-            return Fragment(path=display, text=os.fspath(path.readlink()))
+            return (Fragment(path=display, text=os.fspath(path.readlink())),)
         if not path.is_file():
-            return Skipped(path=display, reason="not a regular file")
-        if path.stat().st_size > max_size:
-            return Skipped(path=display, reason="too large")
-        data = path.read_bytes()
+            return (Skipped(path=display, reason="not a regular file"),)
+        with path.open("rb") as handle:
+            data = handle.read(SNIFF_BYTES)
+            if path.stat().st_size > max_size and is_binary(data):
+                return (skipped(display, LARGE_BINARY),)  # not read any further
+            data += handle.read()
     except OSError as error:
-        return Skipped(path=display, reason=f"unreadable: {error.strerror}", failed=True)
-    if is_binary(data):
-        return Skipped(path=display, reason="binary")
-    return Fragment(path=display, text=decode(data))
+        return (Skipped(path=display, reason=f"unreadable: {error.strerror}", failed=True),)
+    return tuple(Fragment(path=display, text=text) for text in readings(data))

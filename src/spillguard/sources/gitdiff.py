@@ -15,17 +15,18 @@ view could differ from libgit2's, the commit (or the file) goes through
   one the first parent's diff deletes), and merges when git is older than 2.31 (no
   ``--diff-merges``);
 - files git calls binary (``sources.commits`` judges only the new side's content),
-  files with a NUL in a changed line (UTF-16/32 text is diffed decoded), and
-  mode-only changes;
+  files with a NUL in a changed line or a byte order mark opening an added first
+  line (UTF-16/32 text is diffed decoded, and as bytes), and mode-only changes;
 - paths git has to quote (control characters, quotes, backslashes).
 
 git runs with everything that could colour its diff switched off: no attributes (an
 empty work tree and index, no attribute files), no replace refs, no external diff or
 textconv, the plain Myers algorithm without the indent heuristic, as libgit2 diffs.
 It calls files over the size limit binary (``core.bigFileThreshold``), so a text
-diff from git is of a file that is neither too large nor binary; symlinks,
-submodules and files that might be LFS pointers are decided by libgit2 on the same
-blobs as the simple path.
+diff from git is of a file that is neither large nor binary; binaries are judged by
+their printable runs, read through one ``git cat-file`` for the chunk, and larger
+text, symlinks, submodules and files that might be LFS pointers are decided by
+libgit2 on the same blobs as the simple path.
 """
 
 from __future__ import annotations
@@ -40,14 +41,17 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from spillguard import git
-from spillguard.decode import SNIFF_BYTES, is_binary
+from spillguard.decode import is_binary, printable_runs, runs_by_line, skipped, wide_encoding
 from spillguard.errors import GitError
 from spillguard.models import CommitWalked, Skipped
 from spillguard.sources.commits import (
     also_added_against,
+    bytes_added,
+    changes,
     commit_info,
     iter_walked_commit,
-    text_changes,
+    runs_added,
+    text_added,
 )
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
@@ -72,8 +76,10 @@ _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from spillguard.decode import Run
     from spillguard.models import CommitInfo
     from spillguard.sources import Source, SourceItem
+    from spillguard.sources.commits import Diff
     from spillguard.sources.diffparse import CommitDiff, FileDiff
 
 
@@ -199,32 +205,38 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     path does, and it ends a last line that has no newline with one.
     """
     new_id = pygit2.Oid(hex=file.new_id)
-    if binaries is not None and binaries.binary(file):
-        return (Skipped(path=path, reason="binary", commit=info.id),)
+    runs = None if binaries is None or others else binaries.runs_added(file)
+    if runs is not None:
+        return fragments(path, runs, info, ref)
     data = None
+    extra: dict[int, bytes] = {}  # the bytes reading of UTF-16/32 text (decode.readings)
     # A merge's removals are not shown by git's combined diff: the simple path drops them.
     removed_after = [] if others else file.removed_after
     if others or not plain_text(file):
         reason, data = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
-            return (Skipped(path=path, reason=reason, commit=info.id),)
+            return (skipped(path, reason, info.id),)
         if plain_text(file):
             added = _without_missing_newline(file.added, data)
         else:
             added, removed = _exact_changes(repo, file, new_id)
             removed_after = [] if others else removed
+            primary = runs_added if is_binary(data) else text_added
             for tree in others:
-                added = also_added_against(repo, tree, path, new_id, added)
+                added = also_added_against(repo, tree, path, new_id, added, diff=primary)
+            if wide_encoding(data):
+                extra = _exact_added(repo, file, path, others, diff=bytes_added)
     elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, new_id):
         # git diffed it as text with core.bigFileThreshold at max_size: neither too
         # large nor binary, so only a pointer file could be left out.
         return (Skipped(path=path, reason="LFS pointer", commit=info.id),)
     else:
         added = file.added
-    if removed_after or may_touch_block(added):
+    binary = data is not None and is_binary(data)  # its lines are its printable runs
+    if not binary and (removed_after or may_touch_block(added)):
         whole = repo.odb.read(new_id)[1] if data is None else data
         added = with_touched_blocks(added, whole, removed_after)
-    return fragments(path, added, info, ref)
+    return [*fragments(path, added, info, ref), *fragments(path, extra, info, ref)]
 
 
 def _without_missing_newline(added: dict[int, bytes], data: bytes) -> dict[int, bytes]:
@@ -238,8 +250,9 @@ def _without_missing_newline(added: dict[int, bytes], data: bytes) -> dict[int, 
 
 
 class _Binaries:
-    """Which files git called binary are binary to the simple path too, from their first
-    bytes, read for the whole chunk by one git on first need (``blob_heads``)."""
+    """The printable runs of the blobs git called binary (and of their old versions),
+    read for the whole chunk by one git on first need (``blob_heads``): libgit2 would
+    rebuild every version of a large binary from its pack."""
 
     def __init__(
         self,
@@ -252,20 +265,25 @@ class _Binaries:
         self._repo = repo
         self._git = (command, env, scratch)
         self._max_size = max_size
-        self._heads: dict[str, bytes] | None = None
+        self._runs: dict[str, tuple[bool, list[Run]]] | None = None
 
-    def binary(self, file: FileDiff) -> bool:
-        """True when ``git.skip_reason`` would say "binary": a regular file git called
-        binary, within the size limit, whose first bytes hold a NUL and no UTF-16/32
-        mark. False leaves the file to the usual checks."""
+    def runs_added(self, file: FileDiff) -> dict[int, bytes] | None:
+        """``commits.runs_added`` of a regular file git called binary that the simple
+        path takes for binary too (a NUL in its first bytes, no UTF-16/32 mark, within
+        the size limit); None leaves the file to the usual checks."""
         if not file.binary or file.new_mode not in REGULAR_MODES:
-            return False
-        if self._heads is None:
+            return None
+        if self._runs is None:
             command, env, scratch = self._git
             blobs = [blob for blob in binary_blobs(scratch) if self._within_limit(blob)]
-            self._heads = blob_heads(command, env, scratch, blobs, SNIFF_BYTES)
-        head = self._heads.get(file.new_id)
-        return head is not None and is_binary(head)
+            self._runs = blob_heads(
+                command, env, scratch, blobs, self._max_size, digest=_binary_runs
+            )
+        new = self._runs.get(file.new_id)
+        old = (False, []) if git.is_zero_id(file.old_id) else self._runs.get(file.old_id)
+        if new is None or not new[0] or old is None:
+            return None
+        return runs_by_line(new[1], frozenset(run for _, run in old[1]))
 
     def _within_limit(self, blob: str) -> bool:
         """A blob skip_reason would read (a missing one is left for it to report)."""
@@ -275,6 +293,11 @@ class _Binaries:
             return self._repo.odb.read_header(pygit2.Oid(hex=blob))[1] <= self._max_size
         except KeyError:
             return False
+
+
+def _binary_runs(data: bytes) -> tuple[bool, list[Run]]:
+    """Whether a whole blob is binary, and its printable runs."""
+    return is_binary(data), printable_runs(data)
 
 
 def _may_be_lfs_pointer(file: FileDiff) -> bool:
@@ -288,9 +311,28 @@ def _may_be_lfs_pointer(file: FileDiff) -> bool:
 def _exact_changes(
     repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid
 ) -> tuple[dict[int, bytes], list[int]]:
-    """libgit2's own text diff of the file, as the simple path makes it."""
+    """libgit2's own text diff of the file (a binary's printable runs), as the simple
+    path makes it."""
     old = None if git.is_zero_id(file.old_id) else repo[file.old_id].peel(pygit2.Blob).data
-    return text_changes(old, repo[new_id].peel(pygit2.Blob).data)
+    return changes(old, repo[new_id].peel(pygit2.Blob).data)
+
+
+def _exact_added(
+    repo: pygit2.Repository,
+    file: FileDiff,
+    path: str,
+    others: tuple[pygit2.Tree, ...],
+    *,
+    diff: Diff,
+) -> dict[int, bytes]:
+    """The file's added lines found by ``diff`` (one reading), as the simple path finds
+    them (a merge's: only the lines new against ``others`` too)."""
+    new_id = pygit2.Oid(hex=file.new_id)
+    old = None if git.is_zero_id(file.old_id) else repo[file.old_id].peel(pygit2.Blob).data
+    added = diff(old, repo[new_id].peel(pygit2.Blob).data)
+    for tree in others:
+        added = also_added_against(repo, tree, path, new_id, added, diff=diff)
+    return added
 
 
 def iter_commit_chunk(repo: pygit2.Repository, commits: Sequence[str], *, max_size: int) -> Source:

@@ -174,7 +174,7 @@ def iter_tagged_objects(repo: pygit2.Repository, received: Received, *, max_size
     for target, ref in received.objects:
         items: Iterable[SourceItem]
         if isinstance(target, pygit2.Blob):
-            items = [git.blob_fragment(repo, target.id, ref, _BLOB, max_size)]
+            items = git.blob_items(repo, target.id, ref, _BLOB, max_size)
         else:
             items = git.iter_tree(repo, target, max_size=max_size, prefix=f"{ref}:")
         for item in items:

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.decode import decode, is_binary, is_lfs_pointer
+from spillguard.decode import readings, skipped, unread_reason
 from spillguard.errors import GitError
 from spillguard.git import is_zero_id
 from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
@@ -148,7 +148,7 @@ def iter_tagged_objects(
     git_dir = str(Path(git_dir).resolve())
     for update, (object_id, kind, *_) in zip(pushed, kinds[1::2], strict=True):
         if kind == "blob":
-            yield _blob_item(git_dir, object_id, update.ref, max_size)
+            yield from _blob_items(git_dir, object_id, update.ref, max_size)
         elif kind == "tree":
             items = iter_tree_cli(git_dir, object_id, max_size=max_size, prefix=f"{update.ref}:")
             yield from (
@@ -157,20 +157,14 @@ def iter_tagged_objects(
             )
 
 
-def _blob_item(git_dir: str, object_id: str, ref: str, max_size: int) -> Fragment | Skipped:
+def _blob_items(
+    git_dir: str, object_id: str, ref: str, max_size: int
+) -> tuple[Fragment | Skipped, ...]:
     data = _git(git_dir, "cat-file", "blob", object_id)
-    reason = (
-        "too large"
-        if len(data) > max_size
-        else "binary"
-        if is_binary(data)
-        else "LFS pointer"
-        if is_lfs_pointer(data)
-        else None
-    )
+    reason = unread_reason(data, max_size)
     if reason is not None:
-        return Skipped(path=ref, reason=reason)
-    return Fragment(path=ref, text=decode(data), ref=ref)
+        return (skipped(ref, reason),)
+    return tuple(Fragment(path=ref, text=text, ref=ref) for text in readings(data))
 
 
 def _git(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:

@@ -25,7 +25,9 @@ def iter_staged(repo: pygit2.Repository, *, max_size: int) -> Source:
     index = repo.index
     if repo.head_is_unborn:
         return (
-            git.blob_fragment(repo, entry.id, entry.path, entry.mode, max_size) for entry in index
+            item
+            for entry in index
+            for item in git.blob_items(repo, entry.id, entry.path, entry.mode, max_size)
         )
     head = repo.head.peel(pygit2.Commit).tree
     diff = find_renames(index.diff_to_tree(head, flags=DIFF_FLAGS, context_lines=0))

@@ -29,9 +29,8 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.decode import LFS_POINTER_LIMIT, is_binary, is_lfs_pointer
+from spillguard.decode import LARGE_BINARY, LFS_POINTER_LIMIT, is_binary, is_lfs_pointer, skipped
 from spillguard.errors import GitError
-from spillguard.models import Skipped
 from spillguard.sources.diffparse import (
     EMPTY_TREE,
     REGULAR_MODES,
@@ -41,6 +40,7 @@ from spillguard.sources.diffparse import (
     git_command,
     plain_text,
     run_diff_tree,
+    starts_wide,
 )
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 
@@ -49,10 +49,13 @@ if TYPE_CHECKING:
 
     from spillguard.models import CommitInfo
     from spillguard.sources import Source
+    from spillguard.sources.commits import Diff
     from spillguard.sources.diffparse import FileDiff
 
 _SHA1_LENGTH = 40
 _GITLINK_MODE = 0o160000
+#: Modes whose blobs are content to judge: regular files and symlinks.
+_BLOB_MODES = REGULAR_MODES | {0o120000}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -75,15 +78,19 @@ class Staged:
         for path, file, size in self.files:
             reason = self._skip_reason(file, size, max_size)
             if reason is not None:
-                yield Skipped(
-                    path=path, reason=reason, commit=None if commit is None else commit.id
-                )
+                yield skipped(path, reason, None if commit is None else commit.id)
                 continue
             content = self.whole.get(file.new_id)
             added = file.added
-            if content is not None and (file.removed_after or may_touch_block(added)):
+            if (
+                content is not None
+                and not file.binary  # a binary's lines are its printable runs
+                and (file.removed_after or may_touch_block(added))
+            ):
                 added = with_touched_blocks(added, content, file.removed_after)
             yield from fragments(path, added, commit, ref)
+            if file.also is not None:
+                yield from fragments(path, file.also, commit, ref)
             if content is not None and file.old_path is not None and not is_binary(content):
                 carried = carried_lines(content, added)
                 if file.carry_within is not None:
@@ -92,13 +99,12 @@ class Staged:
                 yield from fragments(path, carried, commit, ref, source)
 
     def _skip_reason(self, file: FileDiff, size: int, max_size: int) -> str | None:
-        """In ``git.skip_reason``'s order; only SHA-1's fallbacks never reach the first three."""
+        """In ``git.skip_reason``'s order. A binary's added lines are its printable runs
+        (``_decoded``; SHA-1 leaves binaries to libgit2), unless it is over the limit."""
         if file.new_mode == _GITLINK_MODE:
             return "submodule"
-        if size > max_size:
-            return "too large"
-        if file.binary:
-            return "binary"
+        if file.binary and size > max_size:
+            return LARGE_BINARY
         if is_lfs_pointer(self.small.get(file.new_id, b"")):
             return "LFS pointer"
         return None
@@ -272,14 +278,17 @@ def _changed_files(
 
 
 def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bool:
-    """Diff again, as libgit2's path does, the files git called binary or split on a
-    NUL (UTF-16/32 text): real binaries stay binary, wide text gets its added lines.
-    False when git cannot read the blobs."""
+    """Diff again, as libgit2's path does, the files git called binary, split on a NUL
+    (UTF-16/32 text) or whose added first line opens with a UTF-16/32 mark: real
+    binaries stay binary, wide text gets its added lines in each reading. False when
+    git cannot read the blobs."""
     against = [{file.path: file.old_id for file in other.files} for other in others]
     wide = [
         (file, [file.old_id, *(ids.get(file.path, "") for ids in against)])
         for file in diff.files
-        if (file.binary or file.unsure) and file.new_mode in REGULAR_MODES and file.status != "D"
+        if (file.binary or file.unsure or starts_wide(file.added))
+        and file.new_mode in _BLOB_MODES
+        and file.status != "D"
     ]
     if not wide:
         return True
@@ -287,18 +296,30 @@ def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bo
     contents = _contents(git_dir, sorted(names))
     if contents is None:
         return False
-    from spillguard.sources.commits import text_added, text_changes  # libgit2's, in memory
+    from spillguard.sources.commits import diffs_for, text_changes  # libgit2's, in memory
 
     for file, bases in wide:
         new = contents[file.new_id]
-        file.binary = is_binary(new)
-        if not file.binary:  # lines new against HEAD's side and every merged one
-            file.added, removed_after = text_changes(contents.get(bases[0]), new)
-            file.removed_after = [] if bases[1:] else removed_after  # a merge's: as below
-            for base in bases[1:]:
-                also = text_added(contents.get(base), new)
-                file.added = {n: line for n, line in file.added.items() if n in also}
+        # lines new against HEAD's side and every merged one, in each reading
+        file.binary = is_binary(new)  # then its added lines are its printable runs
+        file.added, *more = (
+            _added_against([contents.get(base) for base in bases], new, diff)
+            for diff in diffs_for(new)
+        )
+        file.also = more[0] if more else None
+        if not file.binary:
+            _, removed_after = text_changes(contents.get(bases[0]), new)
+            file.removed_after = [] if bases[1:] else removed_after  # a merge's: none
     return True
+
+
+def _added_against(bases: Sequence[bytes | None], new: bytes, diff: Diff) -> dict[int, bytes]:
+    """The lines ``new`` adds to the first base that are new against every other too."""
+    added = diff(bases[0], new)
+    for base in bases[1:]:
+        also = diff(base, new)
+        added = {n: line for n, line in added.items() if n in also}
+    return added
 
 
 def unquote(path: bytes) -> bytes:
