@@ -59,13 +59,18 @@ def _atomic(path: Path, target: str) -> Iterator[TextIO]:
     """
     directory = path.parent if str(path.parent) else Path()
     with _terminations_unwind():
-        try:
-            import tempfile  # only when writing a file: hooks write to stderr
+        import tempfile  # only when writing a file: hooks write to stderr
 
+        # A signal between mkstemp's creating the file and the ``try`` below would
+        # leave it behind: they wait until the file is ours to remove.
+        held = _hold_terminations()
+        try:
             handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
         except OSError as error:
+            _release(held)
             raise UsageError(f"--output {target}: cannot write: {error.strerror}") from None
         try:
+            _release(held)
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 yield stream
             # mkstemp's 0600 until complete; then what `>` would give, or the old mode.
@@ -93,6 +98,25 @@ def _terminations_unwind() -> Iterator[None]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def _hold_terminations() -> set[int]:
+    """Block SIGINT, SIGTERM and SIGHUP; the mask before, for ``_release``."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no masks, a narrower window
+        return set()
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    numbers = {getattr(signal, name) for name in names if hasattr(signal, name)}
+    return set(signal.pthread_sigmask(signal.SIG_BLOCK, numbers))
+
+
+def _release(held: set[int]) -> None:
+    """Restore the mask ``_hold_terminations`` replaced; a held signal arrives now."""
+    import signal
+
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _exit_on_signal(number: int, _frame: object) -> None:
