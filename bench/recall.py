@@ -23,6 +23,7 @@ from spillguard.engine import Scanner
 from spillguard.models import Fragment, RuleSet
 from spillguard.rules import builtin_rules
 from testing.recall.families import FAMILIES, Case
+from testing.recall.independent import independent_corpus
 from testing.recall.providers import provider_cases
 
 PROVIDERS = "providers (every rule's tp examples)"
@@ -52,6 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-misses", action="store_true", help="list every miss and flag")
     parser.add_argument("--family", default="", help="only families whose name holds this")
     parser.add_argument(
+        "--independent",
+        action="store_true",
+        help="the corpus written from providers' public formats, not from the rules' examples",
+    )
+    parser.add_argument(
         "--each-family",
         action="store_true",
         help="a row for each provider family (rule file and section), not one for all",
@@ -59,11 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scanner = Scanner(RuleSet(rules=builtin_rules()))
     totals: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0, 0])
-    for case in corpus(args.seed):
+    cases = independent_corpus(args.seed) if args.independent else corpus(args.seed)
+    for case in cases:
         if args.family not in case.family:
             continue
         right, rules = judge(scanner, case)
-        row = totals[case.family if args.each_family else _group(case)]
+        row = totals[case.family if args.each_family or args.independent else _group(case)]
         row[0 if case.line is not None else 2] += 1
         if case.line is not None and right:
             row[1] += 1

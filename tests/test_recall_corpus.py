@@ -9,6 +9,7 @@ from spillguard.engine import Scanner
 from spillguard.models import Fragment, RuleSet
 from spillguard.rules import builtin_rules
 from testing.recall.families import FAMILIES
+from testing.recall.independent import independent_corpus
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
@@ -26,3 +27,20 @@ def test_structural_family_recall_and_near_misses(family: str) -> None:
             missed += 1
     assert found >= 0.9 * (found + missed), (family, found, missed)
     assert flagged <= 0.02 * (flagged + silent), (family, flagged, silent)
+
+
+def test_independent_corpus_recall_and_near_misses() -> None:
+    """The corpus written from the providers' public formats, not from the rules' own
+    examples (testing/recall/independent.py): a regression in any rule's reach shows."""
+    scanner = Scanner(RuleSet(rules=builtin_rules()))
+    found = positives = flagged = nears = 0
+    for case in independent_corpus("test"):
+        findings = scanner.scan(Fragment(path=case.path, text=case.text))
+        if case.line is None:
+            nears += 1
+            flagged += bool(findings)
+        else:
+            positives += 1
+            found += any(finding.line == case.line for finding in findings)
+    assert found >= 0.95 * positives, (found, positives)
+    assert flagged <= 0.005 * nears, (flagged, nears)
