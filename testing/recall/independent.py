@@ -364,6 +364,30 @@ CONTEXTS: list[Ctx] = [
     ("terraform.tfvars", 'region = "eu-west-1"\n{n} = "{T}"\n'),
     ("Dockerfile", 'FROM python:3.12-slim\nENV {N}={T}\nCMD ["python", "app.py"]\n'),
     ("application.properties", "server.port=8080\nacme.{c}={T}\n"),
+    ("scripts/run.sh", "docker run -d -e {N}={T} -p 8080:8080 acme/api\n"),
+    (".bash_history", "kubectl create secret generic api --from-literal={n}={T}\n"),
+    (".bash_history", "heroku config:set {N}={T} -a acme-api\n"),
+    ("main.go", 'cfg := Config{{\n\t{C}: "{T}",\n}}\n'),
+    ("Config.kt", 'val settings = mapOf("{n}" to "{T}")\n'),
+    ("Program.cs", 'Environment.SetEnvironmentVariable("{N}", "{T}");\n'),
+    ("Startup.cs", 'var options = new ClientOptions {{ {C} = "{T}" }};\n'),
+    ("app.py", 'os.environ["{N}"] = "{T}"\n'),
+    ("app.py", 'os.environ.setdefault("{N}", "{T}")\n'),
+    ("index.js", "process.env.{N} = '{T}';\n"),
+    ("Main.java", 'System.setProperty("{n}", "{T}");\n'),
+    ("Web.config", '<appSettings>\n  <add key="{N}" value="{T}" />\n</appSettings>\n'),
+    ("config.ini", "[api]\n{n} = {T}\n"),
+    ("config/initializers/acme.rb", "Acme.setup(:{n} => '{T}')\n"),
+    ("config/config.exs", 'config :acme, {n}: "{T}"\n'),
+    ("deploy.ps1", '$env:{N} = "{T}"\n'),
+    ("setup.cmd", "set {N}={T}\n"),
+    ("Makefile", "{N} ?= {T}\n"),
+    ("variables.tf", 'variable "{n}" {{\n  default = "{T}"\n}}\n'),
+    ("terraform.tfstate", '{{"env": "{{\\"{N}\\":\\"{T}\\"}}"}}\n'),
+    ("logs/access.log", "GET /v1/hook?{n}={T}&x=1 HTTP/1.1\n"),
+    ("serverless.yml", "provider:\n  environment:\n    {N}: '{T}'\n"),
+    ("app.yaml", 'env_variables:\n  {N}: "{T}"\n'),
+    ("task-def.json", '{{"environment": [{{"name": "{N}", "value": "{T}"}}]}}\n'),
 ]
 
 #: Contexts with no telling name: only a self-identifying token can be found there.
@@ -371,6 +395,10 @@ NAMELESS: list[Ctx] = [
     ("src/client.py", 'from acme import Client\n\nclient = Client("{T}")\n'),
     ("src/app.js", "const client = createClient('{T}', { retries: 3 });\n"),
     ("logs/app.log", "2024-05-01T10:00:01Z INFO request sent with key={T} status=200\n"),
+    ("src/api.py", 'headers = {{"Authorization": f"Bearer {T}"}}\n'),
+    ("Api.kt", 'val headers = mapOf("Authorization" to "Bearer {T}")\n'),
+    ("Api.cs", 'client.DefaultRequestHeaders.Add("X-Api-Key", "{T}");\n'),
+    ("tests/fixtures/cassette.yaml", "request:\n  headers:\n    X-Api-Key:\n    - {T}\n"),
     ("README.md", "# Demo\n\nRun it with:\n\n    ./demo --key {T}\n"),
     (
         "cmd/run.go",
@@ -422,6 +450,7 @@ def _fill(template: str, provider: Provider, token: str, other: str = "") -> str
         .replace("{N}", provider.env)
         .replace("{n}", provider.env.lower())
         .replace("{c}", camel(provider.env))
+        .replace("{C}", camel(provider.env)[:1].upper() + camel(provider.env)[1:])
         .replace("{l}", provider.env.lower().replace("_", "-"))
         .replace("{P}", other)
         .replace("\0", "{")
@@ -716,11 +745,25 @@ def whole_files(rng: random.Random) -> dict[str, list[tuple[str, str]]]:
             ("src/auth.go", f'»var clientSecret = "{p3}"\n'),
             (
                 "postman_collection.json",
-                f'{{"auth": {{"type": "apikey", "apikey": [\n»  {{"key": "value", "value": "{chars(rng, ALNUM, 32)}", "type": "string"}},\n  {{"key": "key", "value": "X-API-Key"}}\n]}}}}\n',
+                (
+                    '"auth": {\n  "type": "apikey",\n  "apikey": [\n    {\n      "key": "value",\n'
+                    f'»      "value": "{chars(rng, ALNUM, 32)}",\n      "type": "string"\n    }},\n'
+                    '    {\n      "key": "key",\n      "value": "X-API-Key",\n      "type": "string"\n    }\n  ]\n}\n'
+                ),
+            ),
+            (
+                "postman_collection.json",
+                (
+                    '"auth": {\n  "type": "bearer",\n  "bearer": [\n    {\n      "key": "token",\n'
+                    f'»      "value": "{chars(rng, ALNUM, 40)}",\n      "type": "string"\n    }}\n  ]\n}}\n'
+                ),
             ),
             (
                 "capture.har",
-                f'{{"name": "Authorization",\n»"value": "Bearer {chars(rng, ALNUM, 40)}"}}\n',
+                (
+                    '"headers": [\n  {\n    "name": "Authorization",\n'
+                    f'»    "value": "Bearer {chars(rng, ALNUM, 40)}"\n  }}\n]\n'
+                ),
             ),
             ("logs/server.log", f"»2024-05-02 11:03:12 DEBUG login ok user={u} password={p}\n"),
             (".env", f"»SESSION_SECRET={chars(rng, ALNUM, 40)}\n"),

@@ -62,11 +62,15 @@ BUILTIN_RULE: dict[str, schema.Key] = {
 
 
 #: How a ``context``/``value`` rule is spelled out: the context word, up to 30
-#: more name characters, an assignment operator of some language or format, an
-#: optional quote, then the value, which must end at a delimiter.
+#: more name characters, an assignment operator of some language or format (with a
+#: type annotation, ``name: &str =``; Kotlin's ``"name" to "value"``), an optional
+#: quote, then the value, which must end at a delimiter. Quotes may be escaped
+#: (``os.environ[\"NAME\"] = \"value\"`` in a notebook's JSON) or close a subscript
+#: (``$config['name'] =``).
 ASSIGNMENT = (
-    r"(?i)(?:{context})[ \t\w.-]{{0,30}}?[\s'\"]{{0,3}}(?:=|>|:{{1,3}}=|\|\||:|=>|\?=|,)"
-    r"[\x60'\"\s=]{{0,5}}(?P<secret>{value})(?=[\x60'\"\s;,)\]}}<]|\\[nr]|$)"
+    r"(?i)(?:{context})[ \t\w.-]{{0,30}}?[\s'\"\\\]]{{0,4}}"
+    r"(?:=|>|:{{1,3}}=|\|\||:|=>|\?=|,|to(?=\s)|:\s*&?[a-z_][\w.<>\[\]]*\s*=)"
+    r"[\x60'\"\s=\\]{{0,6}}(?P<secret>{value})(?=[\x60'\"\s;,)\]}}<]|\\[nr\"']|$)"
 )
 
 
