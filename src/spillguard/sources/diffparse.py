@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import functools
 import itertools
-import mmap
 import operator
 import os
 import re
 import subprocess
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TypeVar
+from typing import IO, TYPE_CHECKING
 
 from spillguard.decode import as_utf8, decode, wide_encoding
 from spillguard.errors import GitError, missing_object
@@ -30,35 +30,53 @@ from spillguard.models import CommitInfo, Fragment
 from spillguard.sources.listing import BOUNDED_PACK_MAPS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
 
-_Kept = TypeVar("_Kept")
-
+#: How git is to diff, for commits and merges alike.
+_DIFF_OPTIONS = (
+    "--raw",
+    "--patch",
+    "--no-renames",
+    # A deleted file adds nothing: its header, without every line it had.
+    "--irreversible-delete",
+    "--no-abbrev",
+    "--full-index",
+    "-r",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--diff-algorithm=myers",
+    "--no-indent-heuristic",
+)
 DIFF_TREE = (
     "diff-tree",
     "--stdin",
     "--always",
-    "--raw",
-    "--patch",
     # No context: less to write and read, and git trims the files' common tail
     # before diffing, which saves it hashing those lines (a fifth of its time on the
     # bench repository). The trim can move an ambiguous run of added lines, so
     # ``commits.text_added`` trims the same way wherever libgit2 diffs.
     "--unified=0",
     "--inter-hunk-context=0",
-    "--no-renames",
-    # A deleted file adds nothing: its header, without every line it had.
-    "--irreversible-delete",
-    "--no-abbrev",
-    # Whole blob ids on ``index`` lines too: ``binary_blobs`` reads them.
-    "--full-index",
-    "-r",
     "--root",
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--diff-algorithm=myers",
-    "--no-indent-heuristic",
+    *_DIFF_OPTIONS,
+)
+#: The merges among the given commits (``diff-tree`` gives a merge's header only), in
+#: their order, each as its dense combined diff: only the files that differ from every
+#: parent and, in them, only the hunks with a line no parent has; git diffs the merge
+#: against each parent without context (and trims the common tail) as above, the one
+#: line of context shows the lines it would hide (``_read_combined_hunks``).
+MERGE_LOG = (
+    "log",
+    "--no-walk=unsorted",
+    "--stdin",
+    "--merges",
+    "--cc",
+    "--unified=1",
+    "--no-notes",
+    "--no-show-signature",
+    "--no-use-mailmap",
+    *_DIFF_OPTIONS,
 )
 #: A commit's header in ``git diff-tree --stdin`` output: NUL-separated fields after a
 #: NUL, which starts no line of a diff: id and parent ids, the ``encoding`` header,
@@ -119,6 +137,8 @@ class CommitDiff:
     parents: tuple[str, ...] = ()
     files: list[FileDiff] = dataclasses.field(default_factory=list)
     sections: int = 0
+    #: A merge's patch sections that name no raw entry (``_combined_section``).
+    strays: int = 0
     #: A type change's patch comes in two sections (deletion, then creation) for one entry.
     second_half: bool = False
 
@@ -225,16 +245,16 @@ def _read_hunk(
 def _read_combined_hunks(
     lines: Iterator[bytes], header: bytes, current: CommitDiff, added: dict[int, bytes]
 ) -> bytes:
-    """Record a merge's hunks from ``header`` on (``--diff-merges=combined``); returns
-    the first line after them.
+    """Record a merge's hunks from ``header`` on (``MERGE_OPTIONS``); returns the first
+    line after them.
 
     Each line has a column of marks per parent, and is the merge's own (recorded)
     where every column is ``+``, for no parent has it. A line with a ``-`` is one a
-    parent had and the merge lost; without context, git hides the line that such
-    lines come before when the merge did not change it, yet counts it in the hunk's
-    range, so a hunk with lost lines leaves its file to libgit2 (``unsure``), as does
-    one that does not add up. Hunks are read to the first line without marks: their
-    counts are wrong for a file the merge deletes.
+    parent had and the merge lost: it is not the merge's. git shows the line such lost
+    lines come before only with context (without, it hides it yet counts it in the
+    hunk's range), hence one line of context; a hunk that still does not add up leaves
+    its file to libgit2 (``unsure``). Hunks are read to the first line without marks:
+    their counts are wrong for a file the merge deletes.
     """
     line = header
     while line.startswith(b"@@@"):
@@ -252,7 +272,6 @@ def _read_combined_hunks(
             if len(line) <= parents or marks.strip(b" +-"):
                 break
             if _MINUS in marks:
-                unsure = True
                 continue
             unsure = unsure or b"\0" in line
             if marks == own:
@@ -435,8 +454,10 @@ def _section_line(
     """Take a raw entry or a patch header line; returns where added lines go next."""
     if tag == b":":
         current.files.append(_raw_entry(line))
-    elif tag == b"d" and line.startswith((b"diff --git ", b"diff --combined ")):
+    elif tag == b"d" and line.startswith(b"diff --git "):
         return _next_section(current)
+    elif tag == b"d" and line.startswith(_COMBINED_HEADER):
+        return _combined_section(current, line[len(_COMBINED_HEADER) : -1])
     elif (
         tag == b"B"
         and line.startswith(b"Binary files ")
@@ -457,6 +478,22 @@ def _next_section(current: CommitDiff) -> dict[int, bytes]:
     file = current.files[current.sections - 1]
     current.second_half = file.status == "T"
     return file.added
+
+
+#: A merge's patch section (``--cc``): ``diff --cc PATH``, PATH quoted as in its raw entry.
+_COMBINED_HEADER = b"diff --cc "
+
+
+def _combined_section(current: CommitDiff, path: bytes) -> dict[int, bytes]:
+    """The added-lines map of the merge's file ``path``: ``--cc`` gives a section only to
+    the files with a line no parent has (or binary, or of a new mode), in the raw
+    entries' order."""
+    for index in range(current.sections, len(current.files)):
+        if current.files[index].path == path:
+            current.sections = index + 1
+            return current.files[index].added
+    current.strays += 1
+    return {}
 
 
 def git_command(
@@ -504,104 +541,114 @@ def git_command(
     return command, env
 
 
-#: The file in the scratch directory that ``run_diff_tree`` has git write its diffs to.
-_DIFFS = "diffs"
-
-
 def run_diff_tree(
     command: list[str], env: dict[str, str], stdin: bytes, scratch: str, *options: str
 ) -> Iterator[CommitDiff]:
-    """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed.
+    """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed."""
+    diffs = GitDiffs([*command, *DIFF_TREE, *options], env, stdin, scratch, "diff-tree")
+    try:
+        yield from diffs
+    finally:
+        diffs.close()
 
-    git writes to a file in ``scratch``, read once git is done: through a pipe, git's
-    small writes and the reader's wake-ups cost more system time than the reading
-    (a whole history scan: 4.46 CPU-s through files, 4.77 through pipes), and a scan
-    running a git per core gains nothing from reading as git writes. The file takes
-    as much room as the diffs: tens of MB for a chunk of most repositories.
+
+class GitDiffs:
+    """``command`` (a git) over ``stdin`` (commit ids), started at once and parsed as it
+    writes: the caller judges one commit while git diffs the next, and a history scan
+    runs its merges' git beside its commits' git (``sources.gitdiff``).
+
+    The pipe is widened so that git rarely waits for the reader. What git finished
+    before it failed still counts (a push keeps those findings); the commit it was
+    writing may be cut short, so each is passed on only once the next begins.
     """
-    ids, errors, diffs = Path(scratch, "ids"), Path(scratch, "errors"), Path(scratch, _DIFFS)
-    ids.write_bytes(stdin)
-    with ids.open("rb") as given, errors.open("wb") as told, diffs.open("w+b") as output:
-        code = subprocess.run(  # noqa: PLW1510 - the code is checked below, with git's words
-            [*command, *DIFF_TREE, *options], stdin=given, stdout=output, stderr=told, env=env
-        ).returncode
-        output.seek(0)
-        if code == 0:
-            yield from parse(output)
-            return
-        # What git finished before it failed still counts (a push keeps those findings);
-        # the last commit it began may be cut short.
+
+    def __init__(
+        self, command: Sequence[str], env: dict[str, str], stdin: bytes, scratch: str, name: str
+    ) -> None:
+        ids = Path(scratch, f"{name}-ids")
+        ids.write_bytes(stdin)
+        self._errors = Path(scratch, f"{name}-errors")
+        with ids.open("rb") as given, self._errors.open("wb") as told:
+            self._git = subprocess.Popen(
+                command, stdin=given, stdout=subprocess.PIPE, stderr=told, env=env
+            )
+        assert self._git.stdout is not None  # noqa: S101 - Popen's promise for stdout=PIPE
+        self._output = self._git.stdout
+        with contextlib.suppress(OSError, AttributeError):  # Linux only; a hint, not a need
+            fcntl.fcntl(self._output.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+
+    def __iter__(self) -> Iterator[CommitDiff]:
         complete = None
-        with contextlib.suppress(GitError):  # git's own message says more
-            for diff in parse(output):
+        try:
+            for diff in parse(self._output):
                 if complete is not None:
                     yield complete
                 complete = diff
-        raise GitError(_failure(errors.read_bytes(), code))
+        except GitError:
+            if self._git.wait() == 0:
+                raise
+        code = self._git.wait()
+        if code != 0:
+            raise GitError(_failure(self._errors.read_bytes(), code))
+        if complete is not None:
+            yield complete
+
+    def close(self) -> None:
+        """Stop git if it is still writing (the caller stopped early), and reap it."""
+        if self._git.poll() is None:
+            self._git.kill()
+        self._output.close()
+        self._git.wait()
 
 
-#: The ``index old..new`` line right before git's ``Binary files ... differ``.
-_INDEX_LINE = re.compile(rb"index ([0-9a-f]+)\.\.([0-9a-f]+)(?: [0-7]+)?")
-_BINARY_VERDICT = b"\nBinary files "
+#: The pipe from git: 1 MiB, where Linux gives 64 KiB (fcntl's F_SETPIPE_SZ).
+_PIPE_SIZE = 1 << 20
 
 
-def binary_blobs(scratch: str) -> list[str]:
-    """The blobs, old and new, of every section git called binary in the output
-    ``run_diff_tree`` wrote to ``scratch`` (once it has begun yielding), each once and
-    none of git's zero ids. The verdicts are found with ``find``, which skips text far
-    faster than a regular expression."""
-    path = Path(scratch, _DIFFS)
-    if not path.stat().st_size:
-        return []
-    found: dict[str, None] = {}
-    with path.open("rb") as output, mmap.mmap(output.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        at = data.find(_BINARY_VERDICT)
-        while at >= 0:
-            line = data[data.rfind(b"\n", 0, at) + 1 : at]
-            if index := _INDEX_LINE.fullmatch(line):
-                found.update((blob.decode(), None) for blob in index.groups() if blob.strip(b"0"))
-            at = data.find(_BINARY_VERDICT, at + 1)
-    return list(found)
+class BlobHeads:
+    """The first bytes of blobs, from one ``git cat-file --batch`` started on first need
+    and asked one blob at a time: git keeps the bases of deltified blobs while it reads,
+    where libgit2 rebuilds every version of a large file from its pack (200 versions
+    of a 2 MB binary: 1.4 s)."""
 
+    def __init__(self, command: list[str], env: dict[str, str], size: int) -> None:
+        self._command = command
+        self._env = env
+        self._size = size
+        self._git: subprocess.Popen[bytes] | None = None
 
-def blob_heads(  # noqa: PLR0913 - git, the blobs, and what to keep of each
-    command: list[str],
-    env: dict[str, str],
-    scratch: str,
-    blobs: Sequence[str],
-    size: int,
-    *,
-    digest: Callable[[bytes], _Kept],
-) -> dict[str, _Kept]:
-    """``digest`` of the first ``size`` bytes of each blob, from one ``git cat-file
-    --batch``: git keeps the bases of deltified blobs while it reads, where libgit2
-    rebuilds every version of a large file from its pack (200 versions of a 2 MB
-    binary: 1.4 s). Only the digests are kept, so memory holds one blob at a time."""
-    listed = Path(scratch, "blobs")
-    listed.write_bytes("".join(f"{blob}\n" for blob in blobs).encode())
-    heads: dict[str, _Kept] = {}
-    with (
-        listed.open("rb") as given,
-        subprocess.Popen(
-            [*command, "cat-file", "--batch"],
-            stdin=given,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        ) as git,
-    ):
-        assert git.stdout is not None  # noqa: S101 - Popen's promise for stdout=PIPE
-        for _ in blobs:
-            header = git.stdout.readline().split()
-            if not header:
-                break  # git stopped
-            if len(header) != len(("id", "type", "size")):
-                continue  # "<id> missing"
-            total = int(header[2])
-            head = git.stdout.read(min(total, size))
-            _discard(git.stdout, total - len(head) + 1)  # the rest, and its newline
-            heads[header[0].decode()] = digest(head)
-    return heads
+    def head(self, blob: str) -> bytes | None:
+        """The blob's first bytes; None when git has no such blob (or stopped)."""
+        if self._git is None:
+            self._git = subprocess.Popen(
+                [*self._command, "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=self._env,
+            )
+        given, told = self._git.stdin, self._git.stdout
+        assert given is not None  # noqa: S101 - Popen's promise for stdin=PIPE
+        assert told is not None  # noqa: S101 - and for stdout=PIPE
+        try:
+            given.write(f"{blob}\n".encode())
+            given.flush()
+        except BrokenPipeError:
+            return None
+        header = told.readline().split()
+        if len(header) != len(("id", "type", "size")):
+            return None  # "<id> missing", or git stopped
+        total = int(header[2])
+        head = told.read(min(total, self._size))
+        _discard(told, total - len(head) + 1)  # the rest, and its newline
+        return head
+
+    def close(self) -> None:
+        if self._git is not None:
+            for stream in (self._git.stdin, self._git.stdout):
+                if stream is not None:
+                    stream.close()
+            self._git.wait()
 
 
 def _discard(stream: IO[bytes], count: int) -> None:

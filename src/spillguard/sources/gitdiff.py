@@ -35,6 +35,7 @@ import functools
 import re
 import shutil
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,13 +56,14 @@ from spillguard.sources.commits import (
 )
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
+    DIFF_TREE,
+    MERGE_LOG,
     REGULAR_MODES,
-    binary_blobs,
-    blob_heads,
+    BlobHeads,
+    GitDiffs,
     fragments,
     git_command,
     plain_text,
-    run_diff_tree,
 )
 from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
@@ -74,7 +76,7 @@ _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size
 _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from spillguard.decode import Run
     from spillguard.models import CommitInfo
@@ -104,25 +106,30 @@ def iter_commits_fast(
     """The items of each commit (ids), in order, as ``iter_walked_commit`` would yield
     them; ``refs`` names the ref each commit's fragments come with (a push's).
 
-    git diffs every commit, a merge as its combined diff (where git can); libgit2
+    git diffs every commit, a merge as its combined diff (where git can), in a git of
+    its own that runs beside the commits' while Python judges what both wrote; libgit2
     takes every commit, and every file, git's diff could get wrong.
     """
-    with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch, ExitStack() as running:
         command, env = git_command(repo.path, scratch, max_size=max_size)
         ids = "".join(f"{commit}\n" for commit in commits).encode()
-        merges = (COMBINED_MERGES,) if combined_merges() else ()
-        diffs = run_diff_tree(command, env, ids, scratch, COMMIT_FORMAT, *merges)
-        binaries = _Binaries(repo, command, env, scratch, max_size)
+        diffs = GitDiffs([*command, *DIFF_TREE, COMMIT_FORMAT], env, ids, scratch, "commits")
+        running.callback(diffs.close)
+        merged = None
+        if combined_merges():
+            merges = GitDiffs([*command, *MERGE_LOG, COMMIT_FORMAT], env, ids, scratch, "merges")
+            running.callback(merges.close)
+            merged = iter(merges)
+        heads = BlobHeads(command, env, max_size)
+        running.callback(heads.close)
+        binaries = _Binaries(repo, heads, max_size)
+        ordered = iter(diffs)
         for commit in commits:
             ref = None if refs is None else refs.get(commit)
-            diff = next(diffs, None)
-            if diff is None or diff.commit != commit:
-                raise GitError(f"git diff-tree lost its place at commit {commit}")
-            items = (
-                _commit_items(repo, diff, max_size, ref, binaries)
-                if merges or len(diff.parents) < 2
-                else None
-            )
+            diff: CommitDiff | None = _next(ordered, commit)
+            if diff is not None and len(diff.parents) > 1:
+                diff = None if merged is None else _next(merged, commit)
+            items = None if diff is None else _commit_items(repo, diff, max_size, ref, binaries)
             if items is None:
                 yield from iter_walked_commit(
                     repo, _commit(repo, commit), max_size=max_size, ref=ref
@@ -132,9 +139,15 @@ def iter_commits_fast(
                 yield from items
 
 
-#: Merges as combined diffs (git 2.31 and later): only the files that differ from every
-#: parent, and in them the lines each parent lacks, marked per parent.
-COMBINED_MERGES = "--diff-merges=combined"
+def _next(diffs: Iterator[CommitDiff], commit: str) -> CommitDiff:
+    diff = next(diffs, None)
+    if diff is None or diff.commit != commit:
+        raise GitError(f"git diff-tree lost its place at commit {commit}")
+    return diff
+
+
+#: git gives merges' combined diffs by ``--diff-merges`` from 2.31 on; older ones are
+#: left to libgit2 (the tests check both ways).
 _COMBINED_SINCE = (2, 31)
 
 
@@ -164,11 +177,12 @@ def _commit_items(
     # rename with one the first parent's diff deletes (which no entry shows).
     if not statuses <= ({"M", "D"} if merge else {"A", "M", "D"}) or {"A", "D"} <= statuses:
         return None  # possible renames or type changes
-    if diff.sections != len(diff.files):
+    # A merge's sections are only its files with lines to show (``--cc``).
+    if diff.strays if merge else diff.sections != len(diff.files):
         return None
     info = diff.info or commit_info(_commit(repo, diff.commit))
     # A merge's lines are its own only where no other parent has them either.
-    others = tuple(_commit(repo, parent).tree for parent in diff.parents[1:] if diff.files)
+    others = _OtherParents(repo, diff.parents[1:])
     items: list[SourceItem] = [*commit_message(info, ref)]
     for file in diff.files:
         if file.status == "D":
@@ -186,6 +200,21 @@ def _commit_items(
     return items
 
 
+class _OtherParents:
+    """The trees of a merge's parents after the first, looked up on first need: most
+    merges' files need git's combined diff alone."""
+
+    def __init__(self, repo: pygit2.Repository, parents: Sequence[str]) -> None:
+        self._repo = repo
+        self.parents = parents
+        self._trees: tuple[pygit2.Tree, ...] | None = None
+
+    def trees(self) -> tuple[pygit2.Tree, ...]:
+        if self._trees is None:
+            self._trees = tuple(_commit(self._repo, parent).tree for parent in self.parents)
+        return self._trees
+
+
 def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     repo: pygit2.Repository,
     file: FileDiff,
@@ -194,44 +223,44 @@ def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
     max_size: int,
     *,
     ref: str | None,
-    others: tuple[pygit2.Tree, ...],
+    others: _OtherParents,
     binaries: _Binaries | None,
 ) -> Iterable[SourceItem]:
-    """The file's items; ``others``, a merge's other parents' trees.
+    """The file's items; ``others``, a merge's other parents.
 
     A merge's file is one that differs from every parent, and git's combined diff kept
-    only the lines no parent has, as the simple path does pair by pair; but it applies
-    no size limit (``core.bigFileThreshold``), so libgit2 judges the blob as the simple
-    path does, and it ends a last line that has no newline with one.
+    only the lines no parent has, as the simple path does pair by pair; it calls the
+    file text when no side has a NUL in its first bytes, which no binary blob lacks,
+    but it ends a last line that has no newline with one, so a file whose last line is
+    the merge's is read.
     """
     new_id = pygit2.Oid(hex=file.new_id)
-    runs = None if binaries is None or others else binaries.runs_added(file)
+    runs = None if binaries is None or others.parents else binaries.runs_added(file)
     if runs is not None:
         return fragments(path, runs, info, ref)
     data = None
     extra: dict[int, bytes] = {}  # the bytes reading of UTF-16/32 text (decode.readings)
     # A merge's removals are not shown by git's combined diff: the simple path drops them.
-    removed_after = [] if others else file.removed_after
-    if others or not plain_text(file):
+    removed_after = [] if others.parents else file.removed_after
+    if not plain_text(file):
         reason, data = git.skip_reason(repo, new_id, file.new_mode, max_size)
         if reason is not None:
             return (skipped(path, reason, info.id),)
-        if plain_text(file):
-            added = _without_missing_newline(file.added, data)
-        else:
-            added, removed = _exact_changes(repo, file, new_id)
-            removed_after = [] if others else removed
-            primary = runs_added if is_binary(data) else text_added
-            for tree in others:
-                added = also_added_against(repo, tree, path, new_id, added, diff=primary)
-            if wide_encoding(data):
-                extra = _exact_added(repo, file, path, others, diff=bytes_added)
+        added, removed = _exact_changes(repo, file, new_id)
+        removed_after = [] if others.parents else removed
+        primary = runs_added if is_binary(data) else text_added
+        for tree in others.trees():
+            added = also_added_against(repo, tree, path, new_id, added, diff=primary)
+        if wide_encoding(data):
+            extra = _exact_added(repo, file, path, others.trees(), diff=bytes_added)
     elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, new_id):
-        # git diffed it as text with core.bigFileThreshold at max_size: neither too
-        # large nor binary, so only a pointer file could be left out.
+        # git diffed it as text: not binary, so only a pointer file could be left out.
         return (Skipped(path=path, reason="LFS pointer", commit=info.id),)
     else:
         added = file.added
+        if others.parents and added and max(added) >= file.lines:
+            data = repo.odb.read(new_id)[1]
+            added = _without_missing_newline(added, data)
     binary = data is not None and is_binary(data)  # its lines are its printable runs
     if not binary and (removed_after or may_touch_block(added)):
         whole = repo.odb.read(new_id)[1] if data is None else data
@@ -251,21 +280,14 @@ def _without_missing_newline(added: dict[int, bytes], data: bytes) -> dict[int, 
 
 class _Binaries:
     """The printable runs of the blobs git called binary (and of their old versions),
-    read for the whole chunk by one git on first need (``blob_heads``): libgit2 would
+    each read once by the chunk's ``git cat-file`` (``BlobHeads``): libgit2 would
     rebuild every version of a large binary from its pack."""
 
-    def __init__(
-        self,
-        repo: pygit2.Repository,
-        command: list[str],
-        env: dict[str, str],
-        scratch: str,
-        max_size: int,
-    ) -> None:
+    def __init__(self, repo: pygit2.Repository, heads: BlobHeads, max_size: int) -> None:
         self._repo = repo
-        self._git = (command, env, scratch)
+        self._heads = heads
         self._max_size = max_size
-        self._runs: dict[str, tuple[bool, list[Run]]] | None = None
+        self._runs: dict[str, tuple[bool, list[Run]] | None] = {}
 
     def runs_added(self, file: FileDiff) -> dict[int, bytes] | None:
         """``commits.runs_added`` of a regular file git called binary that the simple
@@ -273,22 +295,23 @@ class _Binaries:
         the size limit); None leaves the file to the usual checks."""
         if not file.binary or file.new_mode not in REGULAR_MODES:
             return None
-        if self._runs is None:
-            command, env, scratch = self._git
-            blobs = [blob for blob in binary_blobs(scratch) if self._within_limit(blob)]
-            self._runs = blob_heads(
-                command, env, scratch, blobs, self._max_size, digest=_binary_runs
-            )
-        new = self._runs.get(file.new_id)
-        old = (False, []) if git.is_zero_id(file.old_id) else self._runs.get(file.old_id)
+        new = self._blob_runs(file.new_id)
+        old = (False, []) if git.is_zero_id(file.old_id) else self._blob_runs(file.old_id)
         if new is None or not new[0] or old is None:
             return None
         return runs_by_line(new[1], frozenset(run for _, run in old[1]))
 
+    def _blob_runs(self, blob: str) -> tuple[bool, list[Run]] | None:
+        """Whether the blob is binary, and its printable runs; None for a blob over the
+        size limit or missing (left for ``skip_reason`` to judge or report)."""
+        if blob not in self._runs:
+            head = self._heads.head(blob) if self._within_limit(blob) else None
+            # Only the digest is kept: memory holds one blob at a time.
+            self._runs[blob] = None if head is None else _binary_runs(head)
+        return self._runs[blob]
+
     def _within_limit(self, blob: str) -> bool:
         """A blob skip_reason would read (a missing one is left for it to report)."""
-        if git.is_zero_id(blob):
-            return False
         try:
             return self._repo.odb.read_header(pygit2.Oid(hex=blob))[1] <= self._max_size
         except KeyError:
