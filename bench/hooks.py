@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
     from history import Context
 
-MAX_PRE_COMMIT = 0.100
-MAX_PUSH_EXTRA = 0.200
+MAX_PRE_COMMIT = 0.090
+MAX_PUSH_EXTRA = 0.150
 IMPORT_OFFENDERS = 6
 # A clean one-file change: a new function appended to a Python file.
 CHANGE = '\n\ndef bench_change(values):\n    """Sum the values."""\n    return sum(values)\n'
@@ -34,11 +34,21 @@ def _fresh_clone(source: Path, destination: Path, *, bare: bool) -> None:
     _git("clone", "-q", *(["--bare"] if bare else []), str(source), str(destination), cwd=source)
 
 
+def _python_files(repo: Path) -> list[str]:
+    listed = _git("ls-tree", "-r", "--name-only", "HEAD", cwd=repo)
+    return [line for line in listed.splitlines() if line.endswith(".py")]
+
+
+def has_python_file(repo: Path) -> bool:
+    """Whether ``repo``'s HEAD has a Python file for the pre-commit change."""
+    return bool(_python_files(repo))
+
+
 def staged_change(source: Path, work: Path) -> Path:
     """A clone of ``source`` with one file changed and staged."""
     clone = work / "pre-commit"
     _fresh_clone(source, clone, bare=False)
-    path = next(line for line in _git("ls-files", cwd=clone).splitlines() if line.endswith(".py"))
+    path = _python_files(clone)[0]
     with (clone / path).open("a", encoding="utf-8") as handle:
         handle.write(CHANGE)
     _git("add", path, cwd=clone)

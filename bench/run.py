@@ -1,15 +1,18 @@
 """Benchmark spillguard on one machine, in one run, and print one table.
 
-    python bench/run.py [--repo PATH ...] [--commits N] [--seed S] [--repeat N]
+    python bench/run.py [--real] [--repo PATH ...] [--commits N] [--seed S] [--repeat N]
                         [--quick] [--skip-peers] [--merge-heavy]
 
-It generates (once, cached under bench/work/) a repository of realistic code with
-planted secrets, then times on it: the ``git log -p --all`` floor, ``spillguard
-scan --all`` (ratio to the floor, MB/s of diff text, peak memory, recall of the
-planted secrets), gitleaks and betterleaks when installed, ``spillguard hook
-pre-commit`` on a one-file change, and pushes into a bare repository with and
-without the pre-receive hook. ``--repo`` adds history rows for other repositories.
-Commands spillguard does not have (yet) are reported as unavailable.
+The main table is real histories: ``--real`` times git/git and psf/requests (bare
+clones under bench/work/real/, made on first use), ``--repo`` any repository. Each
+gets the ``git log -p --all`` floor, ``spillguard scan --all`` (ratio to the floor,
+MB/s of diff text, peak memory) and gitleaks and betterleaks when installed. The
+generated repository (made once, cached under bench/work/: realistic code with
+planted secrets) is the reproducible smoke test: the same rows plus the recall of
+the planted secrets, and pushes into a bare repository with and without the
+pre-receive hook. ``spillguard hook pre-commit`` runs on a one-file change to the
+first repository that has a Python file (requests with ``--real``). Commands
+spillguard does not have (yet) are reported as unavailable.
 """
 
 from __future__ import annotations
@@ -47,6 +50,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=[],
         metavar="PATH",
         help="also time history scans of this repository (repeatable)",
+    )
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="time git/git and psf/requests too (bare clones under bench/work/real/)",
     )
     parser.add_argument("--commits", type=int, help="commits in the generated repository (20000)")
     parser.add_argument("--seed", type=int, default=1, help="generator seed (1)")
@@ -145,6 +153,30 @@ def check_repo(path: str) -> Path:
     return resolved
 
 
+#: The real histories of ``--real``: where each is cloned from, and its directory's name
+#: (requests first: the pre-commit change is made to the first with a Python file).
+REAL = (
+    ("https://github.com/psf/requests", "requests.git"),
+    ("https://github.com/git/git", "git.git"),
+)
+
+
+def real_repositories() -> list[Path]:
+    """git/git and psf/requests as bare clones (branches and tags, as a user's clone
+    has), cloned on first use; later runs time the same commits."""
+    found = []
+    for url, name in REAL:
+        path = WORK / "real" / name
+        if not path.is_dir():
+            print(f"cloning {url} into {path} ...", file=sys.stderr)
+            partial = path.with_name(f"{name}.partial-{os.getpid()}")
+            shutil.rmtree(partial, ignore_errors=True)
+            subprocess.run(["git", "clone", "-q", "--bare", url, str(partial)], check=True)
+            partial.rename(path)
+        found.append(path)
+    return found
+
+
 def push_branches(*, quick: bool) -> dict[str, int]:
     """Branches of the pushes' source repository: name -> commits on top of main."""
     size = 100 if quick else 1000
@@ -167,13 +199,14 @@ def _measure(
     )
     base = home / "history.git"
     label = f"generated{', merge-heavy' if args.merge_heavy else ''}, {made.commits} commits"
-    targets = [history.Target(base, label, made.planted, made.half)]
-    targets += [history.Target(path, path.name) for path in extra]
+    targets = [history.Target(path, path.name) for path in extra]
+    targets.append(history.Target(base, label, made.planted, made.half))
     rows: list[Row] = []
     for target in targets:
         rows += history.rows(target, context)
     runs = 10 if args.quick else PRE_COMMIT_RUNS
-    rows += hooks.pre_commit_rows(base, label, context, runs)
+    source = next((path for path in extra if hooks.has_python_file(path)), base)
+    rows += hooks.pre_commit_rows(source, source.name if extra else label, context, runs)
     pushes = push_branches(quick=args.quick)
     rows += hooks.push_rows(base, home / "history.git.pushes", pushes, context)
     return rows
@@ -181,7 +214,7 @@ def _measure(
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    extra = [check_repo(path) for path in args.repo]
+    extra = [*(real_repositories() if args.real else ()), *map(check_repo, args.repo)]
     pushes = push_branches(quick=args.quick)
     home, made = generated(args.commits, args.seed, pushes, merge_heavy=args.merge_heavy)
     # Clones, reports and push targets live only for this run (some hold the

@@ -51,6 +51,9 @@ ELSEWHERE = {
         "bench/ (performance is measured there, never in the suite)"
     ),
     "python bench/run.py            # or --quick for a 2,000-commit smoke run": "bench/",
+    "python bench/run.py --real     # git/git and psf/requests, then the generated smoke test": (
+        "bench/"
+    ),
     "export SPILLGUARD_USERNAME=ada SPILLGUARD_PASSWORD=...        # or ~/.netrc, or the keyring": (
         "tests/test_sync_http.py"
     ),
