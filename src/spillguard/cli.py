@@ -606,6 +606,10 @@ def _unreadable_object(error: Exception) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Every git spillguard runs reads objects as stored, as libgit2 and a clone do:
+    # a pushed refs/replace/<id> would otherwise swap a clean object in wherever a
+    # judged commit, tree, blob or configuration file is named.
+    os.environ["GIT_NO_REPLACE_OBJECTS"] = "1"
     args = build_parser().parse_args(argv)
     with error_handler() as code:
         code.append(_dispatch(args))

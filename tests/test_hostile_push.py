@@ -1,0 +1,91 @@
+"""Routes a hostile pusher tries beyond the obvious ones: each a real ``git push`` into a
+bare repository with the pre-receive hook, in SHA-1 and SHA-256 repositories.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from testing.server import Server, install_hook
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def aws_key(seed: str) -> str:
+    return expand("AKIA{rand:A2:16}", seed)
+
+
+@pytest.fixture(params=["sha1", "sha256"])
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Server:
+    """A hooked bare repository whose main has one clean commit."""
+    server = Server(tmp_path, object_format=request.param)
+    server.work.write("README.md", "hello\n")
+    server.work.commit("base")
+    server.push("main")
+    install_hook(server.bare.path)
+    return server
+
+
+def test_a_replace_ref_does_not_hide_the_commit_it_replaces(server: Server) -> None:
+    """``refs/replace/<C>`` pushed first makes git read a clean commit wherever C is named;
+    C itself, pushed next, is what a clone gets and shows: its key is judged as stored."""
+    work = server.work
+    work.write("prod.env", f"AWS_ID={aws_key('replaced')}\n")
+    hidden = work.commit("add config")
+    work.git("reset", "-q", "--hard", "HEAD~1")
+    work.write("prod.env", "AWS_ID=none\n")
+    decoy = work.commit("add config")
+    work.git("update-ref", f"refs/replace/{hidden}", decoy)
+    code, output = server.push(f"refs/replace/{hidden}")
+    assert code == 0, output
+    work.git("update-ref", "refs/heads/feature", hidden)
+    code, output = server.push("feature")
+    assert code != 0, output
+    assert "prod.env:1" in output
+    assert "refs/heads/feature" not in server.refs()
+
+
+def test_a_replace_ref_does_not_rewrite_the_repository_file(server: Server) -> None:
+    """Where the administrator honours the repository's file, a pushed replacement of
+    that file's blob (an allowlist for everything) does not change how a push is judged."""
+    work = server.work
+    server.admin("repository_config = true\n")
+    work.write(".spillguard.toml", 'disabled_rules = ["GENERIC_PASSWORD"]\n')
+    work.commit("repository file")
+    assert server.push("main")[0] == 0
+    stored = work.git("rev-parse", "main:.spillguard.toml").strip()
+    lenient = work.git("hash-object", "-w", "--stdin", input_text="allowlist_paths = ['.*']\n")
+    work.git("update-ref", f"refs/replace/{stored}", lenient.strip())
+    code, output = server.push(f"refs/replace/{stored}")
+    assert code == 0, output
+    work.write("prod.env", f"AWS_ID={aws_key('lenient')}\n")
+    work.commit("add config")
+    code, output = server.push("HEAD:refs/heads/feature")
+    assert code != 0, output
+    assert "prod.env:1" in output
+
+
+def test_git_notes_are_judged(server: Server) -> None:
+    """``git log`` shows a commit's notes under it: a key in a note is rejected."""
+    server.work.git("notes", "add", "-m", f"AWS_ID={aws_key('note')}", "HEAD")
+    code, output = server.push("refs/notes/commits")
+    assert code != 0, output
+    assert "refs/notes/commits" not in server.refs()
+
+
+def test_pushed_attributes_do_not_hide_content(server: Server) -> None:
+    """A ``.gitattributes`` on the default branch that calls every file binary, with no
+    diff and a diff driver, changes nothing the hook reads."""
+    work = server.work
+    work.write(".gitattributes", "* binary -diff diff=hidden\n")
+    work.commit("attributes")
+    assert server.push("main")[0] == 0
+    work.write("prod.env", f"AWS_ID={aws_key('attributes')}\n")
+    work.commit("add config")
+    code, output = server.push("main")
+    assert code != 0, output
+    assert "prod.env:1" in output
