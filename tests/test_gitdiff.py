@@ -23,7 +23,7 @@ from spillguard.sources.diffparse import (
     run_diff_tree,
 )
 from spillguard.sources.history import select_commits
-from spillguard.sources.messages import COMMIT_MESSAGE
+from spillguard.sources.messages import MESSAGE_PATHS
 from testing.genrepo import generate
 from testing.gitrepo import GitRepo, git
 from testing.tokens import expand
@@ -47,7 +47,7 @@ EXT_LFS = (
 
 def _of_a_file(item: object) -> bool:
     """A fragment of a file's lines (not of a commit's message)."""
-    return isinstance(item, Fragment) and item.path != COMMIT_MESSAGE
+    return isinstance(item, Fragment) and item.path not in MESSAGE_PATHS
 
 
 def simple(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object]:

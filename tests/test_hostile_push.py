@@ -4,6 +4,8 @@ bare repository with the pre-receive hook, in SHA-1 and SHA-256 repositories.
 
 from __future__ import annotations
 
+import os
+import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
@@ -89,3 +91,21 @@ def test_pushed_attributes_do_not_hide_content(server: Server) -> None:
     code, output = server.push("main")
     assert code != 0, output
     assert "prod.env:1" in output
+
+
+def test_a_key_in_the_author_or_committer_is_judged(server: Server) -> None:
+    """Every ``git log`` shows who wrote and who committed a commit."""
+    work = server.work
+    for person, seed in (("AUTHOR", "author"), ("COMMITTER", "committer")):
+        work.write(f"{seed}.txt", "fine\n")
+        work.git("add", "-A")
+        subprocess.run(
+            ["git", "commit", "-q", "-m", "fine"],
+            cwd=work.path,
+            check=True,
+            env={**os.environ, f"GIT_{person}_NAME": f"AWS {aws_key(seed)}"},
+        )
+        code, output = server.push("HEAD:refs/heads/people")
+        assert code != 0, output
+        assert "<commit author>:" in output
+        work.git("reset", "-q", "--hard", "HEAD~1")

@@ -110,6 +110,8 @@ class CommitInfo:
     email: str
     date: str
     message: str = dataclasses.field(default="", repr=False)
+    #: ``Name <email>`` of the committer, which every ``git log --format=fuller`` shows.
+    committer: str = dataclasses.field(default="", repr=False)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -72,9 +72,14 @@ _NOTHING_ADDED = frozenset({DeltaStatus.DELETED, DeltaStatus.CONFLICTED})
 
 def commit_info(commit: pygit2.Commit) -> CommitInfo:
     """Who and when: the author and the author date in ISO 8601 UTC."""
-    author = commit.author
+    author, committer = commit.author, commit.committer
     return commit_info_from(
-        str(commit.id), author.raw_name, author.raw_email, author.time, commit.raw_message
+        str(commit.id),
+        author.raw_name,
+        author.raw_email,
+        author.time,
+        commit.raw_message,
+        committer=committer.raw_name + b" <" + committer.raw_email + b">",
     )
 
 

@@ -81,7 +81,7 @@ MERGE_LOG = (
 #: A commit's header in ``git diff-tree --stdin`` output: NUL-separated fields after a
 #: NUL, which starts no line of a diff: id and parent ids, the ``encoding`` header,
 #: author name, email and time, and the raw message (which may span lines).
-COMMIT_FORMAT = "--format=%x00%H %P%x00%e%x00%an%x00%ae%x00%at%x00%B%x00"
+COMMIT_FORMAT = "--format=%x00%H %P%x00%e%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00"
 _HEADER_NULS = COMMIT_FORMAT.count("%x00")
 _UNREADABLE = re.compile(r"fatal: unable to read ([0-9a-f]+)")
 _HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -403,23 +403,34 @@ def _commit_header(line: bytes, lines: Iterator[bytes]) -> CommitDiff:
             raise GitError("git diff-tree: a commit header ends early")
         header.append(more)
         count += more.count(b"\0")
-    ids, encoding, name, email, when, message, _ = b"".join(header)[1:].split(b"\0")
+    ids, encoding, name, email, when, committer, message, _ = b"".join(header)[1:].split(b"\0")
     commit, *parents = ids.decode().split()
-    info = None if encoding else commit_info_from(commit, name, email, seconds(when), message)
+    info = (
+        None
+        if encoding
+        else commit_info_from(commit, name, email, seconds(when), message, committer=committer)
+    )
     return CommitDiff(commit=commit, info=info, parents=tuple(parents))
 
 
-def commit_info_from(
-    commit: str, name: bytes, email: bytes, when: int | None, message: bytes
+def commit_info_from(  # noqa: PLR0913 - a commit's header fields, as git gives them
+    commit: str,
+    name: bytes,
+    email: bytes,
+    when: int | None,
+    message: bytes,
+    *,
+    committer: bytes = b"",
 ) -> CommitInfo:
     """Who and when, as reports show them: the author date in ISO 8601 UTC (empty when
-    the commit's author line has none git can read)."""
+    the commit's author line has none git can read); ``committer`` is ``Name <email>``."""
     return CommitInfo(
         id=commit,
         author=name.decode("utf-8", "replace"),
         email=email.decode("utf-8", "replace"),
         date="" if when is None else iso_date(when),
         message=message.decode("utf-8", "replace"),
+        committer=committer.decode("utf-8", "replace"),
     )
 
 

@@ -21,15 +21,20 @@ if TYPE_CHECKING:
 
 COMMIT_MESSAGE = "<commit message>"
 TAG_MESSAGE = "<tag message>"
+#: Line 1 the author's ``Name <email>``, line 2 the committer's.
+COMMIT_AUTHOR = "<commit author>"
 #: The pseudo-paths of messages: a scan's summary does not count them as files.
-MESSAGE_PATHS = frozenset({COMMIT_MESSAGE, TAG_MESSAGE})
+MESSAGE_PATHS = frozenset({COMMIT_MESSAGE, TAG_MESSAGE, COMMIT_AUTHOR})
 
 
 def commit_message(info: CommitInfo, ref: str | None) -> list[Fragment]:
-    """The commit's message as a fragment (none for an empty message)."""
-    if not info.message.strip():
-        return []
-    return [Fragment(path=COMMIT_MESSAGE, text=info.message, commit=info, ref=ref)]
+    """The commit's message as a fragment (none for an empty message), then who wrote
+    and committed it: every ``git log`` shows these too."""
+    people = f"{info.author} <{info.email}>\n{info.committer}\n"
+    fragments = [Fragment(path=COMMIT_AUTHOR, text=people, commit=info, ref=ref)]
+    if info.message.strip():
+        fragments.insert(0, Fragment(path=COMMIT_MESSAGE, text=info.message, commit=info, ref=ref))
+    return fragments
 
 
 def tag_fragment(info: CommitInfo, ref: str) -> Fragment | None:

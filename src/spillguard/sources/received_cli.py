@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from spillguard.models import RefUpdate
     from spillguard.sources import Source, SourceItem
 
-_FIELDS = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%B%x00%x01"
+_FIELDS = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00%x01"
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,8 +93,11 @@ def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
     )
     details = {}
     for record in output.split(b"\0\1")[:-1]:
-        commit, tree, parents, name, email, when, message = record.lstrip(b"\n").split(b"\0")
-        info = commit_info_from(commit.decode(), name, email, seconds(when), message)
+        fields = record.lstrip(b"\n").split(b"\0")
+        commit, tree, parents, name, email, when, committer, message = fields
+        info = commit_info_from(
+            commit.decode(), name, email, seconds(when), message, committer=committer
+        )
         details[info.id] = CliCommit(
             info=info, tree=tree.decode(), parents=tuple(parents.decode().split()), ref=None
         )
