@@ -377,6 +377,85 @@ def _add_config_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     )
 
 
+def _add_audit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    audit = commands.add_parser(
+        "audit", help="many repositories (a server's tree of bare repositories), incrementally"
+    )
+    audit.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a tree of PROJECT/NAME.git, a repository, or a file of paths and clone URLs",
+    )
+    audit.add_argument(
+        "--state",
+        default="spillguard-audit.sqlite",
+        metavar="FILE",
+        help="the audit's SQLite state (default spillguard-audit.sqlite)",
+    )
+    audit.add_argument("--clone-dir", metavar="DIR", help="where clone URLs are mirrored")
+    audit.add_argument("--config", metavar="FILE", help="the administrator's file for all")
+    audit.add_argument(
+        "--branches",
+        metavar="PATTERN",
+        help="branches matching PATTERN ('*': all; default: the default branch)",
+    )
+    audit.add_argument(
+        "--jobs",
+        "-j",
+        type=_positive_int,
+        metavar="N",
+        help="local worker processes (default: one per CPU)",
+    )
+    audit.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on an existing Dask distributed cluster (tcp://HOST:PORT)",
+    )
+    audit.add_argument(
+        "--no-scan",
+        dest="judge",
+        action="store_false",
+        help="judge nothing: show what is outdated, behind or not scanned",
+    )
+    audit.add_argument(
+        "--max-commits",
+        type=_positive_int,
+        metavar="N",
+        help="a branch with more commits to judge fails as too large",
+    )
+    audit.add_argument("--format", choices=("text", "json"), default="text")
+    audit.add_argument("--output", metavar="FILE", help="write the status to FILE")
+    audit.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    audit.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    exports = audit.add_argument_group("exports (as the server's)")
+    exports.add_argument(
+        "--export",
+        dest="export_dir",
+        metavar="DIR",
+        help="CSV per project (DIR/PROJECT.csv) and repository",
+    )
+    exports.add_argument("--export-zip", metavar="FILE", help="every repository's CSV in a zip")
+    exports.add_argument("--html", metavar="FILE", help="a self-contained, sortable HTML report")
+    exports.add_argument("--include-allowlisted", action="store_true")
+    exports.add_argument("--include-reviewed", action="store_true")
+    exports.add_argument("--since", metavar="DATE", help="findings of commits from DATE on")
+    exports.add_argument("--until", metavar="DATE", help="findings of commits before DATE")
+    exports.add_argument("--rule", dest="rules", action="append", default=[],
+                         metavar="NAME[,NAME...]", help="only these rules' findings")  # fmt: skip
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from spillguard.audit.command import AuditOptions, run_audit_command
+
+    values = vars(args)
+    fields = {field.name for field in dataclasses.fields(AuditOptions)}
+    given = {name: values[name] for name in fields if name in values}
+    given["paths"] = tuple(args.paths)
+    given["rules"] = tuple(args.rules)
+    return run_audit_command(AuditOptions(**given))
+
+
 class _VersionAction(argparse.Action):
     """--version, looking the version up only when asked (it is slow to import)."""
 
@@ -429,6 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sync_parser(commands)
     _add_review_parser(commands)
     _add_config_parser(commands)
+    _add_audit_parser(commands)
     return parser
 
 
@@ -494,7 +574,13 @@ def _uninstall(args: argparse.Namespace) -> int:
 
 
 #: Commands whose options are built by a function of their own.
-_HANDLERS = {"review": _review, "config": _config, "install": _install, "uninstall": _uninstall}
+_HANDLERS = {
+    "review": _review,
+    "config": _config,
+    "install": _install,
+    "uninstall": _uninstall,
+    "audit": _audit,
+}
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -1,0 +1,177 @@
+"""``spillguard audit PATH...``: discover, judge what changed, remember, report.
+
+Exit codes: 1 when any audited repository holds a blocking finding; else 3 when a
+repository could not be audited (unreadable, corrupt, too large); else 0. 2 for usage.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from spillguard.errors import ExitCode
+
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
+
+    from spillguard.audit.exports import ExportFilter
+    from spillguard.audit.model import Outcome, Repository, Task
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class AuditOptions:
+    paths: tuple[str, ...]
+    state: str = "spillguard-audit.sqlite"
+    clone_dir: str | None = None
+    config: str | None = None
+    branches: str | None = None
+    jobs: int | None = None
+    scheduler: str | None = None
+    judge: bool = True
+    max_commits: int | None = None
+    format: str = "text"
+    output: str | None = None
+    color: str = "auto"
+    quiet: bool = False
+    export_dir: str | None = None
+    export_zip: str | None = None
+    html: str | None = None
+    include_allowlisted: bool = False
+    include_reviewed: bool = False
+    since: str | None = None
+    until: str | None = None
+    rules: tuple[str, ...] = ()
+
+
+def _tasks(
+    connection: sqlite3.Connection, repositories: Sequence[Repository], options: AuditOptions
+) -> list[Task]:
+    from spillguard.audit.model import Task
+    from spillguard.audit.state import judged_branches
+
+    config = None if options.config is None else str(Path(options.config).absolute())
+    return [
+        Task(
+            repository=repository,
+            config_path=config,
+            branches=options.branches,
+            previous=judged_branches(connection, repository.key),
+            judge=options.judge,
+            max_commits=options.max_commits,
+        )
+        for repository in repositories
+    ]
+
+
+def _run(
+    connection: sqlite3.Connection, tasks: Sequence[Task], options: AuditOptions
+) -> list[Outcome]:
+    from spillguard.audit.engine import run_tasks
+    from spillguard.audit.state import record
+    from spillguard.parallel import default_jobs
+    from spillguard.progress import progress_for
+
+    progress = progress_for(sys.stderr, quiet=options.quiet)
+    progress.start(len(tasks), "repositories")
+    outcomes = []
+    try:
+        jobs = options.jobs or default_jobs()
+        for outcome in run_tasks(tasks, jobs=jobs, scheduler=options.scheduler):
+            if outcome.error is not None:
+                print(f"spillguard: audit: {outcome.repository.key}: {outcome.error}",
+                      file=sys.stderr)  # fmt: skip
+            if options.judge:
+                record(connection, outcome)  # at once: an interrupted audit resumes from here
+            outcomes.append(outcome)
+            progress.update(len(outcomes))
+    finally:
+        progress.finish()
+    return outcomes
+
+
+def _export_filter(options: AuditOptions) -> ExportFilter:
+    from spillguard.audit.exports import ExportFilter
+    from spillguard.dates import parse_instant
+
+    def iso(text: str | None, flag: str) -> str | None:
+        if text is None:
+            return None
+        import datetime as dt
+
+        instant = dt.datetime.fromtimestamp(parse_instant(text, flag), dt.timezone.utc)
+        return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    names = {name.strip() for given in options.rules for name in given.split(",") if name.strip()}
+    return ExportFilter(
+        include_allowlisted=options.include_allowlisted,
+        include_reviewed=options.include_reviewed,
+        since=iso(options.since, "--since"),
+        until=iso(options.until, "--until"),
+        rules=frozenset(names) or None,
+    )
+
+
+def _write(
+    connection: sqlite3.Connection,
+    outcomes: Sequence[Outcome],
+    options: AuditOptions,
+    seconds: float,
+) -> dict[str, Any]:
+    from spillguard.audit.exports import export_csv, export_zip
+    from spillguard.audit.status import status_tree
+    from spillguard.output import open_output
+
+    tree = status_tree(connection, outcomes, judged=options.judge, seconds=seconds)
+    repositories = [outcome.repository for outcome in outcomes]
+    keep = _export_filter(options)
+    if options.export_dir is not None:
+        export_csv(connection, repositories, Path(options.export_dir), keep)
+    if options.export_zip is not None:
+        export_zip(connection, repositories, Path(options.export_zip), keep)
+    if options.html is not None:
+        from spillguard.audit.html import write_html
+
+        with Path(options.html).open("w", encoding="utf-8") as page:
+            write_html(tree, page)
+    with open_output(options.output) as stream:
+        if options.format == "json":
+            import json
+
+            json.dump(tree, stream, indent=2)
+            stream.write("\n")
+        else:
+            from spillguard.audit.table import write_table
+            from spillguard.report.color import use_color
+
+            write_table(tree, stream, color=use_color(options.color, stream))
+    return tree
+
+
+def run_audit_command(options: AuditOptions) -> int:
+    from spillguard.audit.discovery import discover
+    from spillguard.audit.state import open_state, record
+
+    started = time.monotonic()
+    clone_dir = Path(options.clone_dir or f"{options.state}.clones")
+    repositories, unfetched = discover(options.paths, clone_dir)
+    connection = open_state(options.state)
+    try:
+        for outcome in unfetched:
+            print(f"spillguard: audit: {outcome.repository.key}: {outcome.error}", file=sys.stderr)
+            if options.judge:
+                record(connection, outcome)
+        outcomes = [
+            *unfetched,
+            *_run(connection, _tasks(connection, repositories, options), options),
+        ]
+        tree = _write(connection, outcomes, options, time.monotonic() - started)
+    finally:
+        connection.close()
+    summary = tree["summary"]
+    if summary["blocking"]:
+        return int(ExitCode.FINDINGS)
+    return int(ExitCode.RUNTIME if summary["failed"] else ExitCode.CLEAN)
