@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the testing/ helpers
 
-from spillguard.engine import Scanner
-from spillguard.models import Fragment, RuleSet
-from spillguard.rules import builtin_rules
+from spillguard.configuration.rules import builtin_rules
+from spillguard.core.models import Fragment, RuleSet
+from spillguard.detection.engine import Scanner
 from testing.recall.families import FAMILIES, Case
 from testing.recall.independent import independent_corpus
 from testing.recall.providers import provider_cases

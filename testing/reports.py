@@ -10,9 +10,8 @@ files and a rule error.
 
 from __future__ import annotations
 
-from spillguard.engine import Scanner
-from spillguard.loading import load_config
-from spillguard.models import (
+from spillguard.configuration.loading import load_config
+from spillguard.core.models import (
     MAX_LINE_LENGTH,
     CommitInfo,
     Fragment,
@@ -22,6 +21,7 @@ from spillguard.models import (
     ScanStats,
     Skipped,
 )
+from spillguard.detection.engine import Scanner
 from testing.tokens import expand
 
 AWS_KEY = expand("AKIA{rand:A2:16}", "reports-1")

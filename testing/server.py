@@ -39,7 +39,7 @@ def install_hook(bare: Path) -> None:
 
 def copy_hook(bare: Path) -> None:
     """The hook written by hand, as an administrator copies it from the project's hooks/."""
-    from spillguard.hookscripts import hook_script
+    from spillguard.hooks.scripts import hook_script
 
     target = bare / "hooks" / "pre-receive"
     target.parent.mkdir(exist_ok=True)

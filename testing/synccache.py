@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard.sync_cache import cache_path, write_cache
+from spillguard.configuration.sync_cache import cache_path, write_cache
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

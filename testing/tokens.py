@@ -10,7 +10,7 @@ import string
 
 import regex
 
-from spillguard.checksums import base62_crc32
+from spillguard.detection.checksums import base62_crc32
 
 CHARSETS = {
     "A": string.ascii_uppercase,

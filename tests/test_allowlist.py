@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 import regex
 
-from spillguard.allowlist import has_pragma, path_allowlisted
+from spillguard.detection.allowlist import has_pragma, path_allowlisted
 
 
 #: The server's documented forms (its "List of supported pragmas", each "exactly as

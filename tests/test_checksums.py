@@ -6,10 +6,10 @@ import base64
 
 import pytest
 
-from spillguard.checksums import base62_crc32, fails_published_check, passes
-from spillguard.engine import Scanner
-from spillguard.models import Fragment, RuleSet
-from spillguard.rules import builtin_rules
+from spillguard.configuration.rules import builtin_rules
+from spillguard.core.models import Fragment, RuleSet
+from spillguard.detection.checksums import base62_crc32, fails_published_check, passes
+from spillguard.detection.engine import Scanner
 from testing.tokens import expand
 
 

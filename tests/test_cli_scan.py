@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.models import MAX_LINE_LENGTH
+from spillguard.core.models import MAX_LINE_LENGTH
 from testing.tokens import expand
 
 if TYPE_CHECKING:

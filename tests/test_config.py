@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from spillguard.config import Layer, LayerRole, load_layer_text, resolve
-from spillguard.errors import ConfigError
-from spillguard.javaregex import translate
-from spillguard.rules import builtin_rules
+from spillguard.configuration.config import Layer, LayerRole, load_layer_text, resolve
+from spillguard.configuration.rules import builtin_rules
+from spillguard.core.errors import ConfigError
+from spillguard.detection.javaregex import translate
 
 USER = "/home/ada/.config/spillguard/config.toml"
 REPO = "/work/app/.spillguard.toml"

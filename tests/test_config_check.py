@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from spillguard import schema
 from spillguard.cli import main
-from spillguard.config import load_layer_file
+from spillguard.configuration import schema
+from spillguard.configuration.config import load_layer_file
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
 
 if TYPE_CHECKING:
-    from spillguard.config import LayerRole
+    from spillguard.configuration.config import LayerRole
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample-config"

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spillguard import git
-from spillguard.decode import decode, readings
-from spillguard.models import Fragment
+from spillguard.core.decode import decode, readings
+from spillguard.core.models import Fragment
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit
 from testing.gitrepo import GitRepo

@@ -5,9 +5,9 @@ import time
 import pytest
 import regex
 
-from spillguard.engine import OutOfTime, Scanner
-from spillguard.fingerprint import reviewed_digest
-from spillguard.models import MAX_LINE_LENGTH, Fragment, ReviewedEntry, Rule, RuleSet
+from spillguard.core.models import MAX_LINE_LENGTH, Fragment, ReviewedEntry, Rule, RuleSet
+from spillguard.detection.engine import OutOfTime, Scanner
+from spillguard.detection.fingerprint import reviewed_digest
 
 
 def rule(name: str, pattern: str, **kwargs: object) -> Rule:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from spillguard.engine import Scanner
-from spillguard.filters import is_env_reference, is_placeholder, password_value_rejected
-from spillguard.models import Fragment, PasswordFilters, RuleSet
-from spillguard.rules import builtin_rules
+from spillguard.configuration.rules import builtin_rules
+from spillguard.core.models import Fragment, PasswordFilters, RuleSet
+from spillguard.detection.engine import Scanner
+from spillguard.detection.filters import is_env_reference, is_placeholder, password_value_rejected
 from testing.recall.families import DOCUMENTED
 from testing.tokens import expand
 

@@ -11,7 +11,7 @@ import pytest
 import regex
 
 from spillguard.cli import main
-from spillguard.fingerprint import finding_fingerprint
+from spillguard.detection.fingerprint import finding_fingerprint
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
 

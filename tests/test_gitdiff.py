@@ -11,8 +11,8 @@ import pygit2
 import pytest
 
 from spillguard import git as libgit
-from spillguard.decode import LARGE_BINARY
-from spillguard.models import Fragment, Selection, Skipped
+from spillguard.core.decode import LARGE_BINARY
+from spillguard.core.models import Fragment, Selection, Skipped
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit, text_added
 from spillguard.sources.diffparse import (

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from spillguard.cli import main
-from spillguard.hookscripts import HOOK_KINDS, hook_script
+from spillguard.hooks.scripts import HOOK_KINDS, hook_script
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
 

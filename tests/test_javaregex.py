@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.javaregex import JavaRegexError, compile_java
+from spillguard.detection.javaregex import JavaRegexError, compile_java
 from testing.tokens import expand
 
 if TYPE_CHECKING:

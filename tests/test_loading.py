@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.errors import ConfigError
-from spillguard.fingerprint import reviewed_digest
-from spillguard.git import open_repository
-from spillguard.loading import (
+from spillguard.configuration.loading import (
     decoded,
     default_branch_file,
     load_config,
     load_server_config,
     no_files,
 )
-from spillguard.reviewed import REVIEWED_FILE, new_file, render_reviewed, with_record
-from spillguard.reviewed import Record as ReviewedRecord
+from spillguard.configuration.reviewed import REVIEWED_FILE, new_file, render_reviewed, with_record
+from spillguard.configuration.reviewed import Record as ReviewedRecord
+from spillguard.core.errors import ConfigError
+from spillguard.detection.fingerprint import reviewed_digest
+from spillguard.git import open_repository
 from testing.gitrepo import GitRepo
 from testing.server import Server, install_hook
 from testing.synccache import write_sync_cache

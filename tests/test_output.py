@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from spillguard.cli import main
-from spillguard.output import open_output
+from spillguard.core.output import open_output
 from testing.tokens import expand
 
 AWS_KEY = expand("AKIA{rand:A2:16}", "output")

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 import pygit2
 import pytest
 
-from spillguard import parallel
 from spillguard.cli import main
-from spillguard.engine import Scanner
-from spillguard.models import Fragment, RuleError, RuleSet, Selection
-from spillguard.rules import builtin_rules
-from spillguard.scanning import run_scan
+from spillguard.configuration.rules import builtin_rules
+from spillguard.core.models import Fragment, RuleError, RuleSet, Selection
+from spillguard.detection.engine import Scanner
+from spillguard.scanning import parallel
+from spillguard.scanning.run import run_scan
 from spillguard.sources.history import iter_history, select_commits
 from testing.genrepo import generate
 from testing.gitrepo import GitRepo

@@ -7,9 +7,9 @@ import io
 import pytest
 
 from spillguard.cli import main
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
+from spillguard.core.models import RefUpdate
 from spillguard.hooks.pre_receive import parse_ref_updates
-from spillguard.models import RefUpdate
 from testing.gitrepo import GitRepo
 
 OLD, NEW = "a" * 40, "b" * 40
@@ -109,10 +109,10 @@ def test_a_failure_mid_scan_keeps_what_was_found_and_follows_the_policy(
     tmp_path, admin: str, code: int, verdict: str
 ) -> None:
     """The second commit names a blob that does not exist: reading it fails."""
+    from spillguard.configuration.loading import load_server_config, no_files
     from spillguard.git import open_repository
     from spillguard.hooks.pre_receive import scan_push
     from spillguard.hooks.pre_receive import verdict as decide
-    from spillguard.loading import load_server_config, no_files
     from testing.tokens import expand
 
     repo = GitRepo(tmp_path / "repo")
@@ -147,9 +147,9 @@ def test_a_ref_name_that_is_not_utf8_does_not_crash_the_hook(
 
 
 def test_summary_counts_every_new_commit(tmp_path) -> None:
+    from spillguard.configuration.loading import load_server_config, no_files
     from spillguard.git import open_repository
     from spillguard.hooks.pre_receive import scan_push
-    from spillguard.loading import load_server_config, no_files
 
     repo = GitRepo(tmp_path / "repo")
     repo.write("a.txt", "x = 1\n")

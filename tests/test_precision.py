@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from spillguard.engine import Scanner
-from spillguard.models import Fragment, RuleSet
-from spillguard.rules import builtin_rules
+from spillguard.configuration.rules import builtin_rules
+from spillguard.core.models import Fragment, RuleSet
+from spillguard.detection.engine import Scanner
 from testing.tokens import expand
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from spillguard.engine import Scanner
-from spillguard.models import Fragment, Rule, RuleSet
-from spillguard.prefilter import GRAM_FILTER, KeywordIndex
+from spillguard.core.models import Fragment, Rule, RuleSet
+from spillguard.detection.engine import Scanner
+from spillguard.detection.prefilter import GRAM_FILTER, KeywordIndex
 
 
 def per_line(index: KeywordIndex, text: str) -> dict[int, list[int]]:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from spillguard import parallel
-from spillguard.progress import NullProgress, TerminalProgress, progress_for
+from spillguard.scanning import parallel
+from spillguard.scanning.progress import NullProgress, TerminalProgress, progress_for
 from testing.gitrepo import GitRepo
 from testing.reports import sample_ruleset
 from testing.terminal import run_on_terminal

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from spillguard.redact import fixed_mask, mask, mask_match
+from spillguard.detection.redact import fixed_mask, mask, mask_match
 
 
 @pytest.mark.parametrize(

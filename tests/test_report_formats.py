@@ -12,12 +12,12 @@ import pytest
 import regex
 
 from spillguard import __version__
-from spillguard.models import Fragment
+from spillguard.core.models import Fragment
 from spillguard.report import ReportOptions, writer
 from spillguard.report.csv_report import cell, write_reviewed_csv
 from spillguard.report.jsonl_report import write_finding
 from spillguard.report.sarif_report import sarif_document
-from spillguard.scanning import run_scan
+from spillguard.scanning.run import run_scan
 from testing.golden import assert_golden
 from testing.reports import (
     AWS_KEY,

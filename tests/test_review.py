@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.reviewed import REVIEWED_FILE
+from spillguard.configuration.reviewed import REVIEWED_FILE
 from testing.tokens import expand
 
 if TYPE_CHECKING:

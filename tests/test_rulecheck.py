@@ -9,10 +9,10 @@ import pytest
 import regex
 
 from spillguard.cli import main
-from spillguard.engine import compiled
-from spillguard.redos import attack_strings
-from spillguard.rulecheck import RuleValidationError, compile_custom
-from spillguard.rules import builtin_rules
+from spillguard.configuration.rules import builtin_rules
+from spillguard.detection.engine import compiled
+from spillguard.detection.redos import attack_strings
+from spillguard.detection.rulecheck import RuleValidationError, compile_custom
 from testing.tokens import expand
 
 if TYPE_CHECKING:

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import regex
 
-from spillguard import rules as rules_module
-from spillguard.engine import Scanner, compiled
-from spillguard.errors import ConfigError
-from spillguard.models import Fragment, RuleSet
-from spillguard.rules import BUILTIN_FILES, builtin_rules, builtin_table, rule_tables
+from spillguard.configuration import rules as rules_module
+from spillguard.configuration.rules import BUILTIN_FILES, builtin_rules, builtin_table, rule_tables
+from spillguard.core.errors import ConfigError
+from spillguard.core.models import Fragment, RuleSet
+from spillguard.detection.engine import Scanner, compiled
 from testing.tokens import expand
 
 TABLE = builtin_table()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from spillguard.engine import Scanner
-from spillguard.models import Fragment, RuleSet
-from spillguard.rules import builtin_rules
+from spillguard.configuration.rules import builtin_rules
+from spillguard.core.models import Fragment, RuleSet
+from spillguard.detection.engine import Scanner
 from testing.tokens import expand
 
 CASES = [

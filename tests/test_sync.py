@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.sync_cache import cache_path
+from spillguard.configuration.sync_cache import cache_path
 from testing.fake_server import Answer, FakeApp, serve, zip_of
 from testing.tokens import expand
 

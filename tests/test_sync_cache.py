@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.fingerprint import reviewed_digest
-from spillguard.sync_cache import cache_path, write_cache
+from spillguard.configuration.sync_cache import cache_path, write_cache
+from spillguard.detection.fingerprint import reviewed_digest
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.fingerprint import reviewed_digest
+from spillguard.configuration.sync_cache import cache_path
+from spillguard.detection.fingerprint import reviewed_digest
 from spillguard.sync import fetch
-from spillguard.sync_cache import cache_path
 from testing.fake_server import Answer, FakeApp, zip_of
 from testing.tokens import expand
 

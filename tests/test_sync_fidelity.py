@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.rules import builtin_rules
-from spillguard.rules.server_names import SERVER_BUILTINS
+from spillguard.configuration.rules import builtin_rules
+from spillguard.configuration.rules.server_names import SERVER_BUILTINS
 from testing.fake_server import FakeApp
 from testing.tokens import expand
 

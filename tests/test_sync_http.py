@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard.cli import main
-from spillguard.errors import SyncError, UsageError
+from spillguard.core.errors import SyncError, UsageError
 from spillguard.sync.auth import find_credentials
 from spillguard.sync.http import Call, ClientSettings, request
 from spillguard.sync.messages import describe_http_error

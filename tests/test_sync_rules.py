@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spillguard.errors import SyncError
+from spillguard.core.errors import SyncError
 from spillguard.sync.rules import parse_password_settings, parse_rules, rule_name
 
 BUILTIN = frozenset({"AWS_CLIENT_ID", "GENERIC_PASSWORD"})

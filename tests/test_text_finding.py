@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import io
 
-from spillguard.models import Fragment, ScanResult, ScanStats, Skipped
+from spillguard.core.models import Fragment, ScanResult, ScanStats, Skipped
 from spillguard.report import ReportOptions, writer
-from spillguard.scanning import run_scan
+from spillguard.scanning.run import run_scan
 from testing.reports import sample_ruleset
 from testing.tokens import expand
 

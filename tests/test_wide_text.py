@@ -14,7 +14,7 @@ import pygit2
 import pytest
 
 from spillguard.cli import main
-from spillguard.models import Selection
+from spillguard.core.models import Selection
 from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit
 from spillguard.sources.history import select_commits

@@ -10,7 +10,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from spillguard.errors import ExitCode, SpillguardError, missing_object
+from spillguard.core.errors import ExitCode, SpillguardError, missing_object
 from spillguard.report import FORMATS
 
 if TYPE_CHECKING:
@@ -245,7 +245,7 @@ def _add_hook_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     _add_common_options(pre_receive)
 
 
-#: What ``install`` and ``uninstall`` take (spillguard.hookscripts.HOOK_KINDS, not
+#: What ``install`` and ``uninstall`` take (spillguard.hooks.scripts.HOOK_KINDS, not
 #: imported here: the hooks' own start-up reads this module).
 HOOK_CHOICES = ("pre-commit", "pre-push", "pre-receive")
 
@@ -647,7 +647,7 @@ def error_handler() -> Iterator[list[int]]:
         code.append(int(ExitCode.INTERRUPTED))
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, like git; the scan is incomplete.
-        from spillguard.output import discard_stdout
+        from spillguard.core.output import discard_stdout
 
         discard_stdout()
         code.append(int(ExitCode.RUNTIME))

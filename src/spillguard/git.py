@@ -10,9 +10,15 @@ from typing import TYPE_CHECKING
 import pygit2
 from pygit2.enums import FileMode, RepositoryOpenFlag
 
-from spillguard.decode import LFS_POINTER_LIMIT, is_lfs_pointer, readings, skipped, unread_reason
-from spillguard.errors import GitError, UsageError
-from spillguard.models import Fragment, Skipped
+from spillguard.core.decode import (
+    LFS_POINTER_LIMIT,
+    is_lfs_pointer,
+    readings,
+    skipped,
+    unread_reason,
+)
+from spillguard.core.errors import GitError, UsageError
+from spillguard.core.models import Fragment, Skipped
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping

@@ -20,7 +20,7 @@ import string
 import uuid
 from typing import TYPE_CHECKING
 
-from spillguard.checksums import base62_crc32
+from spillguard.detection.checksums import base62_crc32
 from testing.recall.families import Case
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from spillguard import rules as rules_module
-from spillguard.config import parse_toml
+from spillguard.configuration import rules as rules_module
+from spillguard.configuration.config import parse_toml
 from testing.recall.families import Case, near_miss, positive
 from testing.recall.formats import FORMATS, in_file, place
 from testing.tokens import expand

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import ExitCode
+from spillguard.core.errors import ExitCode
 
 if TYPE_CHECKING:
     import sqlite3
@@ -72,8 +72,8 @@ def _run(
 ) -> list[Outcome]:
     from spillguard.audit.engine import run_tasks
     from spillguard.audit.state import record
-    from spillguard.parallel import default_jobs
-    from spillguard.progress import progress_for
+    from spillguard.scanning.parallel import default_jobs
+    from spillguard.scanning.progress import progress_for
 
     progress = progress_for(sys.stderr, quiet=options.quiet)
     progress.start(len(tasks), "repositories")
@@ -95,7 +95,7 @@ def _run(
 
 def _export_filter(options: AuditOptions) -> ExportFilter:
     from spillguard.audit.exports import ExportFilter
-    from spillguard.dates import parse_instant
+    from spillguard.core.dates import parse_instant
 
     def iso(text: str | None, flag: str) -> str | None:
         if text is None:
@@ -123,7 +123,7 @@ def _write(
 ) -> dict[str, Any]:
     from spillguard.audit.exports import export_csv, export_zip
     from spillguard.audit.status import status_tree
-    from spillguard.output import open_output
+    from spillguard.core.output import open_output
 
     tree = status_tree(connection, outcomes, judged=options.judge, seconds=seconds)
     repositories = [outcome.repository for outcome in outcomes]

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from spillguard.audit.model import Outcome, Repository
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 
 def _is_repository(path: Path) -> bool:

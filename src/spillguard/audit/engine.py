@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spillguard.audit.judge import audit_repository
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -30,7 +30,7 @@ def run_tasks(tasks: Sequence[Task], *, jobs: int, scheduler: str | None) -> Ite
 
 
 def _can_fork() -> bool:
-    # As spillguard.parallel: fork() in a process with other threads can deadlock the
+    # As spillguard.scanning.parallel: fork() in a process with other threads can deadlock the
     # child, so such a process audits in itself. Forked workers share the loaded rules.
     import os
     import threading

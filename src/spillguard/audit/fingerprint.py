@@ -11,7 +11,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from spillguard.config import Config
+    from spillguard.configuration.config import Config
 
 
 def _described(value: object) -> str:

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 from spillguard.audit.fingerprint import config_fingerprint
 from spillguard.audit.model import BranchOutcome, Outcome, StoredFinding
-from spillguard.errors import GitError, SpillguardError, missing_object
+from spillguard.core.errors import GitError, SpillguardError, missing_object
 
 if TYPE_CHECKING:
     import pygit2
 
     from spillguard.audit.model import Judged, Reason, Task
-    from spillguard.config import Config
-    from spillguard.models import Finding
+    from spillguard.configuration.config import Config
+    from spillguard.core.models import Finding
 
 
 def audit_repository(task: Task) -> Outcome:
@@ -46,7 +46,7 @@ def _unreadable(error: Exception) -> str:
 
 def _audit(task: Task) -> Outcome:
     from spillguard import git
-    from spillguard.loading import default_branch_file, load_server_config
+    from spillguard.configuration.loading import default_branch_file, load_server_config
 
     repo = git.open_repository(task.repository.path)
     if repo.head_is_unborn:
@@ -94,8 +94,8 @@ def _branch(  # noqa: PLR0913, PLR0917 - one branch of one task
     outcome = BranchOutcome(name=name, tip=tip, fingerprint=fingerprint, reason=reason, commits=0)
     if not task.judge or reason == "current":
         return outcome
-    from spillguard.models import Selection
-    from spillguard.scanning import run_scan
+    from spillguard.core.models import Selection
+    from spillguard.scanning.run import run_scan
     from spillguard.sources.gitdiff import iter_commit_chunk
     from spillguard.sources.history import select_commits
 

@@ -13,7 +13,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from spillguard.audit.model import Judged, StoredFinding
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

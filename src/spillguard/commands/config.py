@@ -12,23 +12,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spillguard.commands.rules import rule_dict
-from spillguard.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
-from spillguard.errors import ExitCode, UsageError
-from spillguard.loading import (
+from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
+from spillguard.configuration.loading import (
     SERVER_FILE,
     default_branch_file,
     load_config,
     load_server_config,
     user_config_path,
 )
-from spillguard.output import open_output
-from spillguard.reviewed import REVIEWED_FILE
+from spillguard.configuration.reviewed import REVIEWED_FILE
+from spillguard.core.errors import ExitCode, UsageError
+from spillguard.core.output import open_output
 
 if TYPE_CHECKING:
     from typing import TextIO
 
     from spillguard.cli import ConfigCheckOptions
-    from spillguard.config import Config
+    from spillguard.configuration.config import Config
 
 
 def run_config_check(options: ConfigCheckOptions) -> int:

@@ -6,18 +6,18 @@ import sys
 from typing import TYPE_CHECKING
 
 from spillguard.commands.scan import report_options
-from spillguard.errors import ExitCode
+from spillguard.core.errors import ExitCode
+from spillguard.core.outcome import exit_code, is_blocking, local_unscannable
+from spillguard.core.output import open_output
 from spillguard.hooks.bypass import not_scanned
-from spillguard.outcome import exit_code, is_blocking, local_unscannable
-from spillguard.output import open_output
 from spillguard.report import writer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from spillguard.cli import HookOptions
-    from spillguard.config import Config
-    from spillguard.models import ScanResult
+    from spillguard.configuration.config import Config
+    from spillguard.core.models import ScanResult
 
 
 def run_hook_command(options: HookOptions) -> int:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard import git
-from spillguard.errors import ExitCode, UsageError
-from spillguard.hookscripts import HOOK_KINDS, MARKER, hook_script
+from spillguard.core.errors import ExitCode, UsageError
+from spillguard.hooks.scripts import HOOK_KINDS, MARKER, hook_script
 
 if TYPE_CHECKING:
     import pygit2

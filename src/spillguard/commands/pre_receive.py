@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard import git
-from spillguard.errors import ExitCode, GitError, UsageError
+from spillguard.configuration.loading import (
+    default_branch_file,
+    default_branch_file_cli,
+    load_server_config,
+    no_files,
+)
+from spillguard.core.errors import ExitCode, GitError, UsageError
 from spillguard.hooks.pre_receive import (
     SHORT_ID,
     parse_push_options,
@@ -26,12 +32,6 @@ from spillguard.hooks.pre_receive import (
     unscanned,
     verdict,
 )
-from spillguard.loading import (
-    default_branch_file,
-    default_branch_file_cli,
-    load_server_config,
-    no_files,
-)
 from spillguard.report.push_text import push_lines
 from spillguard.report.sanitize import clean
 
@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from spillguard.cli import CommonOptions
-    from spillguard.config import Config
+    from spillguard.configuration.config import Config
+    from spillguard.core.models import RefUpdate
     from spillguard.hooks.pre_receive import PushScan
-    from spillguard.models import RefUpdate
 
 
 #: Where a break-glass push is recorded, in the bare repository.

@@ -13,18 +13,18 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard import reviewed
-from spillguard.atomic import write_text_atomic
-from spillguard.config import read_text_file
-from spillguard.errors import ExitCode, UsageError
-from spillguard.loading import load_config
+from spillguard.configuration import reviewed
+from spillguard.configuration.config import read_text_file
+from spillguard.configuration.loading import load_config
+from spillguard.core.atomic import write_text_atomic
+from spillguard.core.errors import ExitCode, UsageError
 from spillguard.report.sanitize import clean_name
 
 if TYPE_CHECKING:
     from typing import TextIO
 
     from spillguard.cli import ReviewOptions
-    from spillguard.config import Config
+    from spillguard.configuration.config import Config
 
 
 def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -> int:
@@ -32,7 +32,7 @@ def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -
     path = Path(root, reviewed.REVIEWED_FILE)
     current = _read(path)
     if options.action == "list":
-        from spillguard.output import open_output
+        from spillguard.core.output import open_output
 
         with open_output(options.output) as stream:
             _list(current, options.format, stream)

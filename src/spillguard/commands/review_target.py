@@ -17,13 +17,13 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from spillguard.config import Config
-    from spillguard.models import Finding
+    from spillguard.configuration.config import Config
+    from spillguard.core.models import Finding
 
 _COMMIT = re.compile(r"[0-9a-fA-F]{7,64}")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
@@ -31,7 +31,7 @@ _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 
 def secret_of(finding: Finding) -> str:
     """The value the finding's rule judged (its secret group, unquoted), else the match."""
-    from spillguard.redact import unquoted
+    from spillguard.detection.redact import unquoted
 
     if finding.secret_end < 0:
         return finding.match_text

@@ -7,15 +7,15 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import ConfigError, ExitCode
-from spillguard.loading import load_config
-from spillguard.output import open_output
+from spillguard.configuration.loading import load_config
+from spillguard.core.errors import ConfigError, ExitCode
+from spillguard.core.output import open_output
 
 if TYPE_CHECKING:
     from typing import TextIO
 
     from spillguard.cli import RulesOptions
-    from spillguard.models import Rule
+    from spillguard.core.models import Rule
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -49,9 +49,9 @@ def _with_server(rule: Rule, view: ServerView) -> dict[str, object]:
 
 def server_view(root: str, *, offline: bool) -> ServerView:
     """The sync cache's server rules as they map here; empty without a usable cache."""
-    from spillguard.rules import builtin_rules
-    from spillguard.sync.fidelity import server_states, unreproduced
-    from spillguard.sync_cache import cache_path, read_cache_data
+    from spillguard.configuration.fidelity import server_states, unreproduced
+    from spillguard.configuration.rules import builtin_rules
+    from spillguard.configuration.sync_cache import cache_path, read_cache_data
 
     path = cache_path(root, os.environ)
     if offline or not path.is_file():

@@ -7,17 +7,17 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO
 
     from spillguard.cli import CommonOptions, ScanOptions
-    from spillguard.config import Config
-    from spillguard.models import Finding, ScanResult, Selection
-    from spillguard.progress import Progress
+    from spillguard.configuration.config import Config
+    from spillguard.core.models import Finding, ScanResult, Selection
     from spillguard.report import ReportOptions
+    from spillguard.scanning.progress import Progress
     from spillguard.sources import Source
     from spillguard.sources.listing import Listing
 
@@ -44,8 +44,8 @@ def _sha256(options: ScanOptions) -> bool:
 
 
 def _selection(options: ScanOptions) -> Selection:
-    from spillguard.dates import parse_instant
-    from spillguard.models import Selection
+    from spillguard.core.dates import parse_instant
+    from spillguard.core.models import Selection
 
     since = None if options.since is None else parse_instant(options.since, "--since")
     until = None if options.until is None else parse_instant(options.until, "--until")
@@ -101,7 +101,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
     on_finding: Callable[[Finding], None] | None,
     listing: Listing | None,
 ) -> ScanResult:
-    from spillguard.scanning import run_scan
+    from spillguard.scanning.run import run_scan
 
     source = _source(options, config)
     if options.files:
@@ -118,7 +118,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
     if options.tree is not None:
         return _scan_tree(options, config, options.tree, on_finding, progress)
     if _unborn_head(options):
-        from spillguard.models import ScanResult
+        from spillguard.core.models import ScanResult
 
         return ScanResult(notices=(*config.notices, NOTHING_TO_SCAN))
     from spillguard.sources.messages import selected_tags, tag_messages
@@ -137,7 +137,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
             notices=config.notices,
             stream=on_finding is not None,
         )
-    from spillguard.parallel import default_jobs, scan_commits
+    from spillguard.scanning.parallel import default_jobs, scan_commits
 
     repo_path, commits = _selected_commits(options, listing)
     return scan_commits(
@@ -180,7 +180,7 @@ def _scan_files(
 ) -> ScanResult:
     """``--files``: ``root`` is where the configuration was found, and files are named
     from it, so its allowlist_paths apply."""
-    from spillguard.parallel import default_jobs, file_items, scan_listed
+    from spillguard.scanning.parallel import default_jobs, file_items, scan_listed
     from spillguard.sources.files import list_files
 
     return scan_listed(
@@ -203,7 +203,7 @@ def _scan_tree(
 ) -> ScanResult:
     """``--tree REV``: every file of that tree, listed here, read by the workers."""
     from spillguard import git
-    from spillguard.parallel import default_jobs, scan_listed, tree_items
+    from spillguard.scanning.parallel import default_jobs, scan_listed, tree_items
 
     repo = git.open_repository(options.repo)
     return scan_listed(
@@ -269,9 +269,9 @@ def run_scan_command(options: ScanOptions) -> int:
 
 
 def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
-    from spillguard.loading import load_config
-    from spillguard.outcome import exit_code, local_unscannable
-    from spillguard.output import is_terminal, open_output
+    from spillguard.configuration.loading import load_config
+    from spillguard.core.outcome import exit_code, local_unscannable
+    from spillguard.core.output import is_terminal, open_output
     from spillguard.report import streaming_writer, writer
 
     common = options.common
@@ -297,7 +297,7 @@ def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
         stream_finding = streaming_writer(common.format)
         # Findings streamed to the terminal that shows the progress line would tangle with it.
         shared_terminal = stream_finding is not None and is_terminal(stream)
-        from spillguard.progress import NullProgress, progress_for
+        from spillguard.scanning.progress import NullProgress, progress_for
 
         progress = progress_for(sys.stderr, quiet=common.quiet or shared_terminal)
         on_finding = (

@@ -10,14 +10,14 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from spillguard.cli import ScanOptions
-    from spillguard.config import Config
-    from spillguard.models import Finding, ScanResult
+    from spillguard.configuration.config import Config
+    from spillguard.core.models import Finding, ScanResult
 
 
 def with_reviewed(options: ScanOptions, config: Config) -> Config:
@@ -29,7 +29,7 @@ def with_reviewed(options: ScanOptions, config: Config) -> Config:
 
 def selected_rules(options: ScanOptions, config: Config) -> frozenset[str] | None:
     """The rules ``--rule`` names (comma-separated, repeatable); None: every rule."""
-    from spillguard.rules.server_names import local_rules
+    from spillguard.configuration.rules.server_names import local_rules
 
     names = [name.strip() for given in options.rules for name in given.split(",")]
     if not any(names):

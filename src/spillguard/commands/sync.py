@@ -6,12 +6,12 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import ExitCode
-from spillguard.loading import load_config
-from spillguard.rules import builtin_rules
+from spillguard.configuration.loading import load_config
+from spillguard.configuration.rules import builtin_rules
+from spillguard.configuration.sync_cache import cache_path, write_cache
+from spillguard.core.errors import ExitCode
 from spillguard.sync.fetch import fetch
 from spillguard.sync.settings import merged_settings, target
-from spillguard.sync_cache import cache_path, write_cache
 
 if TYPE_CHECKING:
     from spillguard.cli import SyncOptions

@@ -11,11 +11,11 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from spillguard.errors import ExitCode, UsageError
+from spillguard.core.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from spillguard.cli import SyncOptions
-    from spillguard.models import Finding
+    from spillguard.core.models import Finding
     from spillguard.sync.compare import Comparison
 
 
@@ -33,7 +33,7 @@ def local_rev(branch: str | None, rev: str | None) -> str:
 
 
 def _shown(text: str, match: str, *, plaintext: bool) -> str:
-    from spillguard.redact import mask, mask_span
+    from spillguard.detection.redact import mask, mask_span
     from spillguard.report.sanitize import clean
 
     if not plaintext:
@@ -72,8 +72,8 @@ def report_lines(comparison: Comparison, branch: str, rev: str, *, plaintext: bo
 def run_compare(options: SyncOptions) -> int:
     from spillguard.cli import CommonOptions, ScanOptions
     from spillguard.commands.scan import scan_for
+    from spillguard.configuration.loading import load_config
     from spillguard.git import config_root
-    from spillguard.loading import load_config
     from spillguard.sync.compare import compare, fetch_scan
     from spillguard.sync.settings import merged_settings, target
     from spillguard.sync.variants import expand

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
-from spillguard.loading import decoded, load_config
-from spillguard.reviewed import REVIEWED_FILE
-from spillguard.scanning import run_scan
+from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
+from spillguard.configuration.loading import decoded, load_config
+from spillguard.configuration.reviewed import REVIEWED_FILE
+from spillguard.scanning.run import run_scan
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from spillguard.config import Config
-    from spillguard.loading import FileReader, RepositoryText
-    from spillguard.models import ScanResult
+    from spillguard.configuration.config import Config
+    from spillguard.configuration.loading import FileReader, RepositoryText
+    from spillguard.core.models import ScanResult
 
 ADVICE = (
     "spillguard: commit blocked by {count} blocking finding(s) in the staged changes.",

@@ -19,11 +19,11 @@ import pygit2
 from pygit2.enums import SortMode
 
 from spillguard import git
-from spillguard.errors import GitError, UsageError
+from spillguard.configuration.loading import load_config
+from spillguard.core.errors import GitError, UsageError
+from spillguard.core.models import RefUpdate
 from spillguard.hooks.bypass import bypass_token_in
-from spillguard.loading import load_config
-from spillguard.models import RefUpdate
-from spillguard.scanning import run_scan
+from spillguard.scanning.run import run_scan
 from spillguard.sources.commits import iter_walked_commit
 from spillguard.sources.messages import tag_messages
 from spillguard.sources.received import tag_messages_of
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
     from typing import TextIO
 
-    from spillguard.config import Config
-    from spillguard.models import ScanResult
+    from spillguard.configuration.config import Config
+    from spillguard.core.models import ScanResult
     from spillguard.sources import Source
 
 ADVICE = (

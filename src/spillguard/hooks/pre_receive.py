@@ -15,19 +15,19 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from spillguard.errors import ExitCode, SpillguardError, UsageError
+from spillguard.core.errors import ExitCode, SpillguardError, UsageError
+from spillguard.core.models import RefUpdate, ScanResult
+from spillguard.core.outcome import is_blocking, name_unjudged, unjudged
 from spillguard.git import is_zero_id
 from spillguard.hooks.bypass import bypass_token_in, not_scanned
-from spillguard.models import RefUpdate, ScanResult
-from spillguard.outcome import is_blocking, name_unjudged, unjudged
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
 
     import pygit2
 
-    from spillguard.config import Config
-    from spillguard.models import Finding
+    from spillguard.configuration.config import Config
+    from spillguard.core.models import Finding
     from spillguard.sources import SourceItem
     from spillguard.sources.received import Received
 
@@ -98,7 +98,7 @@ def scan_push(
     clock: Callable[[], float] = time.monotonic,
 ) -> PushScan:
     """Judge the new commits of every update, oldest first, until the budget runs out."""
-    from spillguard.scanning import run_scan
+    from spillguard.scanning.run import run_scan
     from spillguard.sources.received import received_commits
 
     progress = _Progress(deadline=deadline, clock=clock)
@@ -201,7 +201,7 @@ def scan_push_cli(
     clock: Callable[[], float] = time.monotonic,
 ) -> PushScan:
     """``scan_push`` by git alone, for SHA-256 repositories (libgit2 cannot open them)."""
-    from spillguard.scanning import run_scan
+    from spillguard.scanning.run import run_scan
     from spillguard.sources.received_cli import (
         iter_received,
         iter_tagged_objects,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.models import Finding, Rule, ScanResult
+    from spillguard.core.models import Finding, Rule, ScanResult
 
 FORMATS = ("text", "json", "jsonl", "sarif", "csv")
 

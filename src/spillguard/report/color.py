@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from spillguard.output import is_terminal
+from spillguard.core.output import is_terminal
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

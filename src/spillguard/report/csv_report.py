@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 from typing import TYPE_CHECKING, Protocol
 
-from spillguard.outcome import is_blocking
+from spillguard.core.outcome import is_blocking
 from spillguard.report.findings import shown_match, shown_text
 from spillguard.report.sanitize import clean
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import TextIO
 
-    from spillguard.models import Finding, ScanResult
+    from spillguard.core.models import Finding, ScanResult
     from spillguard.report import ReportOptions
 
 COLUMNS = (

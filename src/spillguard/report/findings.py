@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from spillguard.redact import mask_match, mask_span, unquoted
+from spillguard.detection.redact import mask_match, mask_span, unquoted
 
 if TYPE_CHECKING:
-    from spillguard.models import Finding, ScanResult
+    from spillguard.core.models import Finding, ScanResult
 
 
 def shown_text(finding: Finding, *, plaintext: bool) -> str:

@@ -11,7 +11,7 @@ from spillguard.report.sanitize import json_safe
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.models import ScanResult
+    from spillguard.core.models import ScanResult
     from spillguard.report import ReportOptions
 
 SCHEMA_VERSION = 1

@@ -16,7 +16,7 @@ from spillguard.report.text_report import summary_lines
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from spillguard.models import Finding, ScanResult
+    from spillguard.core.models import Finding, ScanResult
 
 SHORT_ID = 10
 PRAGMA = "pragma: allowlist-secret"

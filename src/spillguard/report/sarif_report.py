@@ -15,14 +15,14 @@ import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from spillguard.outcome import is_blocking
+from spillguard.core.outcome import is_blocking
 from spillguard.report.findings import shown_match, shown_text, utf16_offsets
 from spillguard.report.sanitize import json_safe
 
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.models import Finding, Rule, ScanResult
+    from spillguard.core.models import Finding, Rule, ScanResult
     from spillguard.report import ReportOptions
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

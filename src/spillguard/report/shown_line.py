@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from spillguard.redact import fixed_mask, unquoted
+from spillguard.detection.redact import fixed_mask, unquoted
 
 if TYPE_CHECKING:
-    from spillguard.models import Finding
+    from spillguard.core.models import Finding
 
 #: Lines wider than this are shown as a window around the secret.
 WIDE = 120

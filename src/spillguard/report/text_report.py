@@ -14,16 +14,16 @@ from collections import Counter
 from typing import TYPE_CHECKING
 from unicodedata import east_asian_width
 
-from spillguard.outcome import is_blocking
+from spillguard.configuration.reviewed import REVIEWED_FILE
+from spillguard.core.outcome import is_blocking
 from spillguard.report.findings import shown_text, summary_dict
 from spillguard.report.sanitize import clean, clean_name
 from spillguard.report.shown_line import shown_line, windowed
-from spillguard.reviewed import REVIEWED_FILE
 
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.models import CommitInfo, Finding, ScanResult
+    from spillguard.core.models import CommitInfo, Finding, ScanResult
     from spillguard.report import ReportOptions
 
 SHORT_ID = 10
@@ -126,8 +126,8 @@ def _masked(subject: str, options: ReportOptions) -> str:
     """The subject with any secret in it masked: messages are not scanned, but shown."""
     if options.plaintext or not options.rules:
         return subject
-    from spillguard.engine import Scanner
-    from spillguard.models import MAX_LINE_LENGTH, Fragment, RuleSet
+    from spillguard.core.models import MAX_LINE_LENGTH, Fragment, RuleSet
+    from spillguard.detection.engine import Scanner
 
     line = subject[:MAX_LINE_LENGTH]  # a longer subject would be shown as its match only
     found = Scanner(RuleSet(rules=options.rules)).scan(Fragment(path="", text=line))

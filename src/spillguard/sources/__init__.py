@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from spillguard.models import CommitWalked, Fragment, Skipped
+from spillguard.core.models import CommitWalked, Fragment, Skipped
 
 #: What every source yields: a fragment to judge, an input left out on purpose, or
 #: the mark of a commit walked (so that commits adding no line are counted too).

@@ -37,7 +37,7 @@ import pygit2
 from pygit2.enums import DeltaStatus, DiffFind, DiffOption
 
 from spillguard import git
-from spillguard.decode import (
+from spillguard.core.decode import (
     as_utf8,
     is_binary,
     printable_runs,
@@ -45,7 +45,7 @@ from spillguard.decode import (
     skipped,
     wide_encoding,
 )
-from spillguard.models import CommitInfo, CommitWalked
+from spillguard.core.models import CommitInfo, CommitWalked
 from spillguard.sources.diffparse import (
     REGULAR_MODES,
     carried_lines,

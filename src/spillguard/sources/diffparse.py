@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from spillguard.decode import as_utf8, decode, wide_encoding
-from spillguard.errors import GitError, missing_object
-from spillguard.models import CommitInfo, Fragment
+from spillguard.core.decode import as_utf8, decode, wide_encoding
+from spillguard.core.errors import GitError, missing_object
+from spillguard.core.models import CommitInfo, Fragment
 from spillguard.sources.listing import BOUNDED_PACK_MAPS
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.decode import LARGE_BINARY, SNIFF_BYTES, is_binary, readings, skipped
-from spillguard.models import Fragment, Skipped
+from spillguard.core.decode import LARGE_BINARY, SNIFF_BYTES, is_binary, readings, skipped
+from spillguard.core.models import Fragment, Skipped
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator

@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from spillguard import git
-from spillguard.decode import is_binary, printable_runs, runs_by_line, skipped, wide_encoding
-from spillguard.errors import GitError
-from spillguard.models import CommitWalked, Skipped
+from spillguard.core.decode import is_binary, printable_runs, runs_by_line, skipped, wide_encoding
+from spillguard.core.errors import GitError
+from spillguard.core.models import CommitWalked, Skipped
 from spillguard.sources.commits import (
     also_added_against,
     bytes_added,
@@ -78,8 +78,8 @@ _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-    from spillguard.decode import Run
-    from spillguard.models import CommitInfo
+    from spillguard.core.decode import Run
+    from spillguard.core.models import CommitInfo
     from spillguard.sources import Source, SourceItem
     from spillguard.sources.commits import Diff
     from spillguard.sources.diffparse import CommitDiff, FileDiff

@@ -17,13 +17,13 @@ import pygit2
 from pygit2.enums import SortMode
 
 from spillguard import git
-from spillguard.errors import GitError
+from spillguard.core.errors import GitError
 from spillguard.sources.commits import iter_walked_commit
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from spillguard.models import Selection
+    from spillguard.core.models import Selection
     from spillguard.sources import Source
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard.errors import GitError
+from spillguard.core.errors import GitError
 from spillguard.sources.listing import revision_arguments
 from spillguard.sources.received_cli import (
     history_commits,
@@ -20,7 +20,7 @@ from spillguard.sources.received_cli import (
 from spillguard.sources.staged_cli import run_git
 
 if TYPE_CHECKING:
-    from spillguard.models import Selection
+    from spillguard.core.models import Selection
     from spillguard.sources import Source
 
 

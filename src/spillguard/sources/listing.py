@@ -11,7 +11,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from spillguard.models import Selection
+    from spillguard.core.models import Selection
 
 #: How history scans list commits: no parent before its children, otherwise newest
 #: first (the order of libgit2's topological, time-sorted walk), with commit times.

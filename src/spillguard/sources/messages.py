@@ -11,13 +11,13 @@ from __future__ import annotations
 import subprocess
 from typing import TYPE_CHECKING
 
-from spillguard.models import CommitInfo, Fragment
+from spillguard.core.models import CommitInfo, Fragment
 from spillguard.sources.diffparse import commit_info_from, seconds
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from spillguard.models import Selection
+    from spillguard.core.models import Selection
 
 COMMIT_MESSAGE = "<commit message>"
 TAG_MESSAGE = "<tag message>"

@@ -16,15 +16,15 @@ import pygit2
 from pygit2.enums import FileMode, SortMode
 
 from spillguard import git
-from spillguard.errors import GitError
+from spillguard.core.errors import GitError
+from spillguard.core.models import Fragment
 from spillguard.git import is_zero_id
-from spillguard.models import Fragment
 from spillguard.sources.messages import parse_tag, tag_fragment
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-    from spillguard.models import RefUpdate
+    from spillguard.core.models import RefUpdate
     from spillguard.sources import Source, SourceItem
 
 

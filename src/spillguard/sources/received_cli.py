@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.decode import readings, skipped, unread_reason
-from spillguard.errors import GitError
+from spillguard.core.decode import readings, skipped, unread_reason
+from spillguard.core.errors import GitError
+from spillguard.core.models import CommitInfo, CommitWalked, Fragment, Skipped
 from spillguard.git import is_zero_id
-from spillguard.models import CommitInfo, CommitWalked, Fragment, Skipped
 from spillguard.sources.diffparse import commit_info_from, seconds
 from spillguard.sources.listing import HISTORY_LISTING, listed_ids
 from spillguard.sources.messages import commit_message, tag_messages
@@ -26,7 +26,7 @@ from spillguard.sources.staged_cli import empty_tree_id, read_tree_change
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
-    from spillguard.models import RefUpdate
+    from spillguard.core.models import RefUpdate
     from spillguard.sources import Source, SourceItem
 
 _FIELDS = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00%x01"

@@ -29,8 +29,14 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.decode import LARGE_BINARY, LFS_POINTER_LIMIT, is_binary, is_lfs_pointer, skipped
-from spillguard.errors import GitError
+from spillguard.core.decode import (
+    LARGE_BINARY,
+    LFS_POINTER_LIMIT,
+    is_binary,
+    is_lfs_pointer,
+    skipped,
+)
+from spillguard.core.errors import GitError
 from spillguard.sources.diffparse import (
     EMPTY_TREE,
     REGULAR_MODES,
@@ -47,7 +53,7 @@ from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
-    from spillguard.models import CommitInfo
+    from spillguard.core.models import CommitInfo
     from spillguard.sources import Source
     from spillguard.sources.commits import Diff
     from spillguard.sources.diffparse import FileDiff

@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -12,12 +12,12 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import SyncError
+from spillguard.core.errors import SyncError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from spillguard.models import Finding
+    from spillguard.core.models import Finding
     from spillguard.sync.http import ClientSettings
 
 #: Findings asked for per page (the server's own default).

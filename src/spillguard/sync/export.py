@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from spillguard.errors import SyncError
+from spillguard.core.errors import SyncError
 from spillguard.sync.http import encoding_of
 from spillguard.sync.messages import scrub_cut
 

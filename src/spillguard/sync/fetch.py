@@ -12,8 +12,8 @@ import secrets
 import time
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import SyncError
-from spillguard.fingerprint import reviewed_digest
+from spillguard.core.errors import SyncError
+from spillguard.detection.fingerprint import reviewed_digest
 from spillguard.sync.export import UnplacedExportError, reviewed_lines
 from spillguard.sync.http import (
     Call,
@@ -225,10 +225,10 @@ def fetch(
 
 def _check_usable(data: dict[str, Any], builtin_names: frozenset[str]) -> None:
     """Load the result as scans will, so a cache they could not use is never written."""
-    from spillguard.config import layer_from_table
-    from spillguard.errors import ConfigError
-    from spillguard.sync.fidelity import server_table
-    from spillguard.sync_cache import SERVER_SOURCE
+    from spillguard.configuration.config import layer_from_table
+    from spillguard.configuration.fidelity import server_table
+    from spillguard.configuration.sync_cache import SERVER_SOURCE
+    from spillguard.core.errors import ConfigError
 
     try:
         layer_from_table(server_table(data, builtin_names), source=SERVER_SOURCE, role="server")

@@ -12,7 +12,7 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import SyncError, UsageError
+from spillguard.core.errors import SyncError, UsageError
 from spillguard.sync.messages import describe_http_error
 
 if TYPE_CHECKING:

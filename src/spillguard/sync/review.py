@@ -16,13 +16,13 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import ConfigError, SyncError, UsageError
-from spillguard.fingerprint import reviewed_digest
+from spillguard.configuration.sync_cache import cache_path, read_cache_data, write_cache
+from spillguard.core.errors import ConfigError, SyncError, UsageError
+from spillguard.detection.fingerprint import reviewed_digest
 from spillguard.sync.http import Call, ClientSettings, request
 from spillguard.sync.rules import rule_name
 from spillguard.sync.settings import Target, merged_settings, target
 from spillguard.sync.variants import expand
-from spillguard.sync_cache import cache_path, read_cache_data, write_cache
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

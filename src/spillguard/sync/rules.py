@@ -6,10 +6,10 @@ import dataclasses
 import re
 from typing import Any
 
-from spillguard import schema
-from spillguard.errors import SyncError
-from spillguard.rulecheck import RuleValidationError, compile_custom
-from spillguard.rules.server_names import local_rules
+from spillguard.configuration import schema
+from spillguard.configuration.rules.server_names import local_rules
+from spillguard.core.errors import SyncError
+from spillguard.detection.rulecheck import RuleValidationError, compile_custom
 from spillguard.sync.messages import scrub, scrub_cut
 
 _NOT_NAME = re.compile(r"[^A-Za-z0-9]+")

@@ -6,8 +6,8 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
-from spillguard.errors import UsageError
-from spillguard.schema import SYNC
+from spillguard.configuration.schema import SYNC
+from spillguard.core.errors import UsageError
 from spillguard.sync.auth import find_credentials
 from spillguard.sync.http import ClientSettings, check_server_url
 from spillguard.sync.variants import Variant, scope_values, variant

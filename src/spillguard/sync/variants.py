@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -28,7 +28,7 @@ import functools
 
 import regex
 
-from spillguard.javaclasses import (
+from spillguard.detection.javaclasses import (
     BOUNDARY_WORD,
     JAVA_METHODS,
     LINE_TERMINATORS,

@@ -1,7 +1,7 @@
 """Value filters for generic assignment rules: references and placeholders. Pure functions.
 
 These are the GENERIC_PASSWORD settings the hosted variant exposes, each switchable
-through :class:`~spillguard.models.PasswordFilters` (``[generic_password]`` in the
+through :class:`~spillguard.core.models.PasswordFilters` (``[generic_password]`` in the
 configuration): ``env_references`` drops values that only say where the secret
 comes from at run time (an environment variable, a template variable, a secret
 store, or a variable of the program), ``placeholders`` drops values that stand
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import regex
 
-from spillguard.models import PasswordFilters
+from spillguard.core.models import PasswordFilters
 
 
 class _Lazy:

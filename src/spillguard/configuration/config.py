@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import regex
 
-from spillguard import schema
-from spillguard.errors import ConfigError
-from spillguard.javaregex import JavaRegexError, compile_java
-from spillguard.models import ReviewedEntry, Rule, RuleSet
-from spillguard.rulecheck import RuleValidationError, compile_custom
+from spillguard.configuration import schema
+from spillguard.core.errors import ConfigError
+from spillguard.core.models import ReviewedEntry, Rule, RuleSet
+from spillguard.detection.javaregex import JavaRegexError, compile_java
+from spillguard.detection.rulecheck import RuleValidationError, compile_custom
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -82,7 +82,7 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
     """TOML text to a table; a syntax error names the file, line and column."""
     # Imported here: a commit hook in a repository without a configuration file
     # never parses TOML (the built-in rules are cached), and tomllib costs it ~4 ms.
-    from spillguard._compat import tomllib
+    from spillguard.core._compat import tomllib
 
     try:
         return tomllib.loads(text)
@@ -217,7 +217,7 @@ def resolve(
     include_allowlisted: bool = False,
 ) -> Config:
     """Apply the layers, lowest first, to the built-in rules and the defaults."""
-    from spillguard.resolution import Resolution
+    from spillguard.configuration.resolution import Resolution
 
     state = Resolution(list(builtin))
     for layer in layers:

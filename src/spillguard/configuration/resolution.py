@@ -14,21 +14,21 @@ import dataclasses
 import operator
 from typing import TYPE_CHECKING, Any
 
-from spillguard import schema
-from spillguard.config import (
+from spillguard.configuration import schema
+from spillguard.configuration.config import (
     DEFAULT_RULE_TIMEOUT,
     Config,
     check_repository_keys,
     compile_path_pattern,
 )
-from spillguard.models import PasswordFilters, ReviewedEntry, Rule, RuleSet
+from spillguard.core.models import PasswordFilters, ReviewedEntry, Rule, RuleSet
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     import regex
 
-    from spillguard.config import Layer
+    from spillguard.configuration.config import Layer
 
 #: Keys that shape the rule set rather than being settings.
 RULE_KEYS = frozenset(
@@ -198,7 +198,7 @@ class Resolution:
             table[name] = rule
 
     def _check_custom_names(self, custom: dict[str, Rule], source: str) -> None:
-        from spillguard.errors import ConfigError
+        from spillguard.core.errors import ConfigError
 
         clash = sorted(custom.keys() & self.builtin.keys())
         if clash:
@@ -222,7 +222,7 @@ class Resolution:
 
     def _local_names(self, names: Iterable[str]) -> list[str]:
         """Names as given, a server rule's name standing for its local rules (``RSA``)."""
-        from spillguard.rules.server_names import local_rules
+        from spillguard.configuration.rules.server_names import local_rules
 
         local: list[str] = []
         for name in names:

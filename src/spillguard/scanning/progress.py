@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from spillguard.output import is_terminal
+from spillguard.core.output import is_terminal
 
 if TYPE_CHECKING:
     from typing import TextIO

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
-from spillguard import schema
-from spillguard.checksums import CHECKS
-from spillguard.config import parse_toml
-from spillguard.errors import ConfigError
-from spillguard.models import Rule
+from spillguard.configuration import schema
+from spillguard.configuration.config import parse_toml
+from spillguard.core.errors import ConfigError
+from spillguard.core.models import Rule
+from spillguard.detection.checksums import CHECKS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

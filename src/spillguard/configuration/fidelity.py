@@ -15,12 +15,12 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from spillguard.rules.server_names import local_rules
+from spillguard.configuration.rules.server_names import local_rules
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Mapping
 
-    from spillguard.models import ReviewedEntry
+    from spillguard.core.models import ReviewedEntry
 
 
 def _builtin(rule: Mapping[str, Any]) -> bool:

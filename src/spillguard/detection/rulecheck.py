@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard.javaregex import JavaRegexError, compile_java
-from spillguard.redos import attack_strings
+from spillguard.detection.javaregex import JavaRegexError, compile_java
+from spillguard.detection.redos import attack_strings
 
 if TYPE_CHECKING:
     import regex

@@ -6,7 +6,7 @@ import dataclasses
 import math
 from typing import Any, cast
 
-from spillguard.errors import ConfigError
+from spillguard.core.errors import ConfigError
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

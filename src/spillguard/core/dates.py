@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from spillguard.errors import UsageError
+from spillguard.core.errors import UsageError
 
 
 def parse_instant(text: str, option: str) -> float:

@@ -17,9 +17,14 @@ import dataclasses
 import subprocess
 from typing import TYPE_CHECKING
 
-from spillguard.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
-from spillguard.loading import MAX_REPOSITORY_FILE, FileReader, RepositoryText, decoded
-from spillguard.reviewed import REVIEWED_FILE
+from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
+from spillguard.configuration.loading import (
+    MAX_REPOSITORY_FILE,
+    FileReader,
+    RepositoryText,
+    decoded,
+)
+from spillguard.configuration.reviewed import REVIEWED_FILE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spillguard.config import (
+from spillguard.configuration.config import (
     REPOSITORY_FILE,
     SERVER_REPOSITORY_FILE,
     Config,
@@ -25,23 +25,23 @@ from spillguard.config import (
     read_text_file,
     resolve,
 )
-from spillguard.errors import ConfigError
-from spillguard.reviewed import REVIEWED_FILE, entries, parse_reviewed
-from spillguard.rules import builtin_rules
-from spillguard.sync_cache import (
+from spillguard.configuration.reviewed import REVIEWED_FILE, entries, parse_reviewed
+from spillguard.configuration.rules import builtin_rules
+from spillguard.configuration.sync_cache import (
     DEFAULT_MAX_AGE_HOURS,
     SyncedConfig,
     cache_path,
     common_git_dir,
     load_synced,
 )
+from spillguard.core.errors import ConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     import pygit2
 
-    from spillguard.models import ReviewedEntry
+    from spillguard.core.models import ReviewedEntry
 
 #: The administrator's file inside a bare repository on a server.
 SERVER_FILE = "spillguard.toml"
@@ -103,7 +103,7 @@ def repository_layers(read: FileReader) -> tuple[list[Layer], tuple[str, ...]]:
     found = read(SERVER_REPOSITORY_FILE)
     if found is None:
         return [], ()
-    from spillguard.server_yaml import load_server_yaml
+    from spillguard.configuration.server_yaml import load_server_yaml
 
     text, source = found
     return [load_server_yaml(text, source=source)], ()
@@ -199,7 +199,7 @@ def _repository_reader(
     """The reader of the repository's files, and notes on where they come from."""
     if config_from == "work-tree" or (config_from == "auto" and not synced and not pushing_to):
         return local, ()
-    from spillguard.config_source import choose
+    from spillguard.configuration.config_source import choose
 
     choice = choose(local, repo_dir=repo_dir, remote=pushing_to)
     return choice.read, choice.notices

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from spillguard.errors import ExitCode
+from spillguard.core.errors import ExitCode
 
 if TYPE_CHECKING:
-    from spillguard.models import Finding, ScanResult, Skipped
+    from spillguard.core.models import Finding, ScanResult, Skipped
 
 
 def is_blocking(finding: Finding) -> bool:

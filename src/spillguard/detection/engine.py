@@ -17,19 +17,19 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from spillguard.allowlist import has_pragma, path_allowlisted
-from spillguard.checksums import fails_published_check, passes
-from spillguard.entropy import shannon
-from spillguard.filters import (
+from spillguard.core.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
+from spillguard.detection.allowlist import has_pragma, path_allowlisted
+from spillguard.detection.checksums import fails_published_check, passes
+from spillguard.detection.entropy import shannon
+from spillguard.detection.filters import (
     REFERENCE_FILTERS,
     is_documented_example,
     is_sequential,
     password_value_rejected,
 )
-from spillguard.fingerprint import finding_fingerprint, reviewed_digest
-from spillguard.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
-from spillguard.prefilter import KeywordIndex
-from spillguard.redact import unquoted
+from spillguard.detection.fingerprint import finding_fingerprint, reviewed_digest
+from spillguard.detection.prefilter import KeywordIndex
+from spillguard.detection.redact import unquoted
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence

@@ -10,7 +10,7 @@ import binascii
 import functools
 import re
 
-from spillguard.filters import is_placeholder
+from spillguard.detection.filters import is_placeholder
 
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _CRC_DIGITS = 6

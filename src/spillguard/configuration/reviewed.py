@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from spillguard import schema
-from spillguard.errors import ConfigError
-from spillguard.fingerprint import reviewed_digest
-from spillguard.models import ReviewedEntry
+from spillguard.configuration import schema
+from spillguard.core.errors import ConfigError
+from spillguard.core.models import ReviewedEntry
+from spillguard.detection.fingerprint import reviewed_digest
 
 REVIEWED_FILE = ".spillguard-reviewed.toml"
 FORMAT_VERSION = 1
@@ -64,7 +64,7 @@ def new_file(source: str = REVIEWED_FILE) -> ReviewedFile:
 
 def parse_reviewed(text: str, source: str) -> ReviewedFile:
     """The file's TOML text, checked key by key like a configuration file."""
-    from spillguard.config import parse_toml
+    from spillguard.configuration.config import parse_toml
 
     table = schema.check_table(parse_toml(text, source), FILE_KEYS, source)
     version = table.get("version", FORMAT_VERSION)

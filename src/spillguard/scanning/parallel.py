@@ -27,10 +27,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from spillguard import git
-from spillguard.engine import Scanner
-from spillguard.models import CommitWalked, Fragment, Skipped
-from spillguard.progress import REDRAW_INTERVAL, NullProgress
-from spillguard.scanning import Tally
+from spillguard.core.models import CommitWalked, Fragment, Skipped
+from spillguard.detection.engine import Scanner
+from spillguard.scanning.progress import REDRAW_INTERVAL, NullProgress
+from spillguard.scanning.run import Tally
 from spillguard.sources.files import read_files
 from spillguard.sources.gitdiff import iter_commit_chunk
 
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 
     import pygit2
 
-    from spillguard.models import Finding, RuleSet, ScanResult
-    from spillguard.progress import Progress
+    from spillguard.core.models import Finding, RuleSet, ScanResult
+    from spillguard.scanning.progress import Progress
     from spillguard.sources import Source, SourceItem
     from spillguard.sources.files import FileEntry
 

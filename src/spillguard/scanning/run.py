@@ -6,8 +6,7 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING
 
-from spillguard.engine import SILENCED_BY, OutOfTime, Scanner
-from spillguard.models import (
+from spillguard.core.models import (
     Finding,
     Fragment,
     RuleError,
@@ -18,6 +17,7 @@ from spillguard.models import (
     Silenced,
     Skipped,
 )
+from spillguard.detection.engine import SILENCED_BY, OutOfTime, Scanner
 from spillguard.sources.messages import MESSAGE_PATHS
 
 if TYPE_CHECKING:

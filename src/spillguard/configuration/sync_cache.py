@@ -56,9 +56,9 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from spillguard.config import Layer, layer_from_table
-from spillguard.errors import ConfigError
-from spillguard.models import ReviewedEntry
+from spillguard.configuration.config import Layer, layer_from_table
+from spillguard.core.errors import ConfigError
+from spillguard.core.models import ReviewedEntry
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -126,7 +126,7 @@ def write_cache(path: Path, data: Mapping[str, Any]) -> None:
     """Write the cache atomically, in a folder private to the user."""
     import json
 
-    from spillguard.atomic import write_text_atomic
+    from spillguard.core.atomic import write_text_atomic
 
     text = json.dumps({"version": CACHE_VERSION, **data}, indent=1, sort_keys=True) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -200,7 +200,7 @@ def load_synced(  # noqa: PLR0913 - keyword-only options of one call
     ``local_rule_names`` are the custom rules of the local files: a reviewed line
     under one of those names is bound to that rule.
     """
-    from spillguard.sync.fidelity import (
+    from spillguard.configuration.fidelity import (
         bind_reviewed,
         repository_notice,
         server_table,

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from spillguard.config import SERVER_REPOSITORY_FILE, Layer, layer_from_table
-from spillguard.errors import ConfigError
+from spillguard.configuration.config import SERVER_REPOSITORY_FILE, Layer, layer_from_table
+from spillguard.core.errors import ConfigError
 
 if TYPE_CHECKING:
     import yaml

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from spillguard.models import Skipped
+from spillguard.core.models import Skipped
 
 #: Bytes sniffed for a NUL to call content binary (git's own heuristic uses 8000).
 SNIFF_BYTES = 8000

@@ -1,0 +1,1 @@
+"""Files to one resolved Config: built-in rules, the layers of files, the synced cache."""
