@@ -1,6 +1,7 @@
 """Recall and near-misses flagged, per family, on a generated corpus of realistic files.
 
-    python bench/recall.py [--seed S] [--show-misses] [--family TEXT] [--each-family]
+    python bench/recall.py [--independent | --wild] [--seed S] [--show-misses] [--family TEXT]
+                           [--each-family]
 
 The corpus (testing/recall/) holds, for each family, secrets in files of many
 formats and code styles and hard near-misses beside them (placeholders, environment
@@ -25,6 +26,7 @@ from spillguard.detection.engine import Scanner
 from testing.recall.families import FAMILIES, Case
 from testing.recall.independent import independent_corpus
 from testing.recall.providers import provider_cases
+from testing.recall.wild import UNPREFIXED, wild_corpus
 
 PROVIDERS = "providers (every rule's tp examples)"
 
@@ -43,7 +45,14 @@ def judge(scanner: Scanner, case: Case) -> tuple[bool, list[str]]:
     return bool(hits), hits
 
 
-def _group(case: Case) -> str:
+_BY_NAME = {f"wild:{name}" for name, *_ in UNPREFIXED}
+
+
+def _row_name(case: Case, *, each_family: bool) -> str:
+    if case.family.startswith("wild:") and not each_family:
+        return "wild services, by name" if case.family in _BY_NAME else "wild services, prefixed"
+    if each_family:
+        return case.family
     return PROVIDERS if case.family.endswith(".toml") or ".toml:" in case.family else case.family
 
 
@@ -58,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the corpus written from providers' public formats, not from the rules' examples",
     )
     parser.add_argument(
+        "--wild",
+        action="store_true",
+        help="the adversarial corpus: secrets as people leak them, hard near-misses beside them",
+    )
+    parser.add_argument(
         "--each-family",
         action="store_true",
         help="a row for each provider family (rule file and section), not one for all",
@@ -65,12 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scanner = Scanner(RuleSet(rules=builtin_rules()))
     totals: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0, 0])
-    cases = independent_corpus(args.seed) if args.independent else corpus(args.seed)
+    if args.wild:
+        cases = wild_corpus(args.seed)
+    else:
+        cases = independent_corpus(args.seed) if args.independent else corpus(args.seed)
     for case in cases:
         if args.family not in case.family:
             continue
         right, rules = judge(scanner, case)
-        row = totals[case.family if args.each_family or args.independent else _group(case)]
+        row = totals[_row_name(case, each_family=args.each_family or args.independent)]
         row[0 if case.line is not None else 2] += 1
         if case.line is not None and right:
             row[1] += 1

@@ -57,6 +57,9 @@ class Rule:
     #: The line before a match must match this (the name of a Kubernetes env entry
     #: stands on the line before its ``value:``). Built-in rules only.
     previous_line: regex.Pattern[str] | None = dataclasses.field(default=None, repr=False)
+    #: How many lines before the match ``previous_line`` reads, joined by newlines (a
+    #: Terraform variable's name stands a few lines above its ``default``).
+    previous_lines: int = 1
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -423,7 +423,9 @@ class Scanner:
         subject = line.text
         if not _holds(rule.requires, subject):
             return
-        if rule.previous_line is not None and not rule.previous_line.search(_previous(line)):
+        if rule.previous_line is not None and not rule.previous_line.search(
+            _previous(line, rule.previous_lines)
+        ):
             return
         if rule.lookahead:
             subject = line.whole[line.start : line.end + LOOKAHEAD_CHARS]
@@ -477,7 +479,7 @@ class Scanner:
         settings = (
             self.ruleset.password_filters if rule.value_filter == "password" else REFERENCE_FILTERS
         )
-        return not password_value_rejected(secret, settings)
+        return not password_value_rejected(_as_written(rule, match), settings)
 
     def _reviewed(self, rule: str, match_text: str) -> bool:
         for salt, digests in self._reviewed_index.items():
@@ -542,12 +544,17 @@ class _Line:
         self.text = whole[start:end]
 
 
-def _previous(line: _Line) -> str:
-    """The text of the line before ``line`` in its fragment; empty for the first."""
+def _previous(line: _Line, count: int = 1) -> str:
+    """The text of the ``count`` lines before ``line`` in its fragment (fewer at its
+    start), joined by newlines; empty for the first line."""
     if line.start == 0:
         return ""
-    end = line.start - 1
-    return line.whole[line.whole.rfind("\n", 0, end) + 1 : end].rstrip("\r")
+    end = start = line.start - 1
+    for _ in range(count):
+        start = line.whole.rfind("\n", 0, start)
+        if start == -1:
+            break
+    return line.whole[start + 1 : end].replace("\r\n", "\n").rstrip("\r")
 
 
 def _line_end(text: str, position: int) -> int:
@@ -683,6 +690,19 @@ def _secret_span(rule: Rule, match: regex.Match[str]) -> tuple[int, int]:
 def _secret(rule: Rule, match: regex.Match[str]) -> str:
     start, end = _secret_span(rule, match)
     return match.string[start:end]
+
+
+_QUOTES = "\"'`"
+
+
+def _as_written(rule: Rule, match: regex.Match[str]) -> str:
+    """The secret with the quotes that enclose it on the line: a quoted value is a
+    literal, whatever it looks like (``token = "NjA5.jZt.FXu"`` is no attribute chain)."""
+    start, end = _secret_span(rule, match)
+    text = match.string
+    if start > 0 and end < len(text) and text[start - 1] == text[end] and text[end] in _QUOTES:
+        return text[start - 1 : end + 1]
+    return text[start:end]
 
 
 def _replace_allowlisted(finding: Finding) -> Finding:

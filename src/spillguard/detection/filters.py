@@ -80,8 +80,9 @@ _CODE_REFERENCE = _Lazy(
     | ^[a-z_]+$ | ^_*[a-z][a-z0-9]{0,24}(?:_[a-z0-9]{1,24})+$   # new_password, not sk_<48 hex>
     | ^[a-z]+(?:[A-Z][a-z]+)+$                                 # newPassword
     | ^_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$ | ^[A-Z]+$             # DB_PASSWORD, SMTP (constants)
-    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$  # ReadableBuffer, String!
-    | ^-?\d+$ | ^\d+\s*(?:<<|>>|[|&^+*/-])                   # a number, 1<<8
+    | ^_*(?:[A-Z]{1,5}[0-9]?)?(?!(?:[A-Z][a-z]+){2,}[0-9]+$)       # ReadableBuffer, String!,
+      (?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$       # but two words and a number is a password
+    | ^-?\d+$ | ^\d+(?:\s*(?:<<|>>|[|&^+*/-])\s*\d+)+$         # a number, 1<<8
     | ^0x[0-9A-Fa-f]+$                                        # STENCIL_PASS_DEPTH_PASS: 0x0B96
     | ^lambda\b                                               # password=lambda: ...
     """,
@@ -100,7 +101,7 @@ _PLACEHOLDER = _Lazy(
           your[-_ ]?\w*|my[-_ ]?password|enter[-_ ]?\w*|insert[-_ ]?\w*|put[-_ ]?\w*|
           foo|bar|baz|foobar|abc123|123456\d*|12345678|qwerty|admin|root|user|username|
           secret[-_]?key|api[-_]?key|token|value|string|str|default|required|optional|
-          letmein|hunter2|s3cr3t|p@ssw0rd|passw0rd|xyz|xxx\w*|na|n/a|unknown|unset|
+          letmein|hunter2|foobared|s3cr3t|p@ssw0rd|passw0rd|xyz|xxx\w*|na|n/a|unknown|unset|
           not[-_ ]?set|replace[-_ ]?me|fill[-_ ]?me[-_ ]?in|set[-_ ]?me|override[-_ ]?me)$
     | ^(?:your|my|some|the|enter|insert|replace)[-_ ]\w+
     | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|changeme)[\w!@\#$%.\\-]*$
@@ -111,6 +112,10 @@ _PLACEHOLDER = _Lazy(
     | ^[^\W\d_]+(?:\ [^\W\d_']+)+$          # words and spaces: a label ("Mot de passe"), not a key
     | \*{3}                                 # partly masked
     | ^[\w\ -]*passw(?:or)?d[\w\ -]*$       # a label ("no-password-required") or a weak sample
+    | ^(?:passwort|kennwort|contrase[ñn]a|senha|wachtwoord|l[öo]senord|adgangskode|salasana
+        |has[łl]o|parola|heslo|jelsz[óo]|lozinka|geslo|пароль|парола|密码|密碼|パスワード
+        |비밀번호|mật\ khẩu|şifre|sifre|κωδικός|סיסמה|كلمة\ المرور)\b   # a translated label
+    | [xX]{6} | <[\w\ .-]+>                 # a prefix and filler: gldt-xxxxxx, ATBB<your-key>
     | (?-i:^[A-Z][A-Za-z]*[.:]$)            # prose: "password: Required. The ..."
     | (?-i:^_*[A-Z][A-Z0-9]*(?:[-_][A-Z0-9]+)+$)   # a metavariable: OAUTH2-CLIENT-SECRET
     | ^(?:bool|boolean|int|integer|number|float|bytes|object|any|list|dict|array|char|text)$

@@ -49,6 +49,7 @@ BUILTIN_RULE: dict[str, schema.Key] = {
     "requires": schema.Key(list, "a list of strings", (), item=str),
     "path": schema.Key(str, "a regular expression of file paths"),
     "previous_line": schema.Key(str, "a regular expression of the line before"),
+    "previous_lines": schema.Key(int, "a number of lines", 1, minimum=1),
     "checksum": schema.Key(str, f"one of {', '.join(CHECKS)}", None, tuple(CHECKS)),
     "blocking": schema.Key(bool, "true or false", True),
     # The path its examples are judged at: a rule with ``path`` speaks only there.
@@ -177,6 +178,7 @@ def _rule(spec: dict[str, Any]) -> Rule:
         path=path,
         checksum=spec.get("checksum"),
         previous_line=previous,
+        previous_lines=spec.get("previous_lines", 1),
     )
 
 
