@@ -10,6 +10,7 @@ from spillguard.core.models import Fragment, RuleSet
 from spillguard.detection.engine import Scanner
 from testing.recall.families import FAMILIES
 from testing.recall.independent import independent_corpus
+from testing.recall.wild import wild_corpus
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
@@ -44,3 +45,21 @@ def test_independent_corpus_recall_and_near_misses() -> None:
             found += any(finding.line == case.line for finding in findings)
     assert found >= 0.95 * positives, (found, positives)
     assert flagged <= 0.005 * nears, (flagged, nears)
+
+
+def test_wild_corpus_recall_and_near_misses() -> None:
+    """The adversarial corpus (testing/recall/wild.py): tokens handed straight to
+    clients, human passwords, values split from their names by line breaks, and hard
+    near-misses (translated labels, prefix-and-filler placeholders) beside them."""
+    scanner = Scanner(RuleSet(rules=builtin_rules()))
+    found = positives = flagged = nears = 0
+    for case in wild_corpus("test"):
+        findings = scanner.scan(Fragment(path=case.path, text=case.text))
+        if case.line is None:
+            nears += 1
+            flagged += bool(findings)
+        else:
+            positives += 1
+            found += any(finding.line == case.line for finding in findings)
+    assert found >= 0.98 * positives, (found, positives)
+    assert flagged <= 0.002 * nears, (flagged, nears)
