@@ -116,6 +116,7 @@ _PLACEHOLDER = _Lazy(
         |has[łl]o|parola|heslo|jelsz[óo]|lozinka|geslo|пароль|парола|密码|密碼|パスワード
         |비밀번호|mật\ khẩu|şifre|sifre|κωδικός|סיסמה|كلمة\ المرور)\b   # a translated label
     | [xX]{6} | <[\w\ .-]+>                 # a prefix and filler: gldt-xxxxxx, ATBB<your-key>
+    | ^[A-Za-z0-9]{2,12}[-_]$               # a token's prefix alone (gldt-, cut at "<")
     | (?-i:^[A-Z][A-Za-z]*[.:]$)            # prose: "password: Required. The ..."
     | (?-i:^_*[A-Z][A-Z0-9]*(?:[-_][A-Z0-9]+)+$)   # a metavariable: OAUTH2-CLIENT-SECRET
     | ^(?:bool|boolean|int|integer|number|float|bytes|object|any|list|dict|array|char|text)$
