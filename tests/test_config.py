@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from spillguard.configuration.config import Layer, LayerRole, load_layer_text, resolve
+from spillguard.configuration.config import Layer, LayerRole, load_layer_text
+from spillguard.configuration.resolution import resolve
 from spillguard.configuration.rules import builtin_rules
 from spillguard.core.errors import ConfigError
 from spillguard.detection.javaregex import translate

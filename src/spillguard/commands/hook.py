@@ -15,7 +15,7 @@ from spillguard.report import writer
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from spillguard.cli import HookOptions
+    from spillguard.commands.options import HookOptions
     from spillguard.configuration.config import Config
     from spillguard.core.models import ScanResult
 

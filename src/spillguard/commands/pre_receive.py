@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import TextIO
 
-    from spillguard.cli import CommonOptions
+    from spillguard.commands.options import CommonOptions
     from spillguard.configuration.config import Config
     from spillguard.core.models import RefUpdate
     from spillguard.hooks.pre_receive import PushScan

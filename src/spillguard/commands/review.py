@@ -23,7 +23,7 @@ from spillguard.report.sanitize import clean_name
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.cli import ReviewOptions
+    from spillguard.commands.options import ReviewOptions
     from spillguard.configuration.config import Config
 
 

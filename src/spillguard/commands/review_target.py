@@ -129,7 +129,7 @@ def _scan(
     files: tuple[str, ...] = (),
     all_refs: bool = False,
 ) -> Iterable[Finding]:
-    from spillguard.cli import CommonOptions, ScanOptions
+    from spillguard.commands.options import CommonOptions, ScanOptions
     from spillguard.commands.scan import scan_for
 
     options = ScanOptions(

@@ -14,7 +14,7 @@ from spillguard.core.output import open_output
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.cli import RulesOptions
+    from spillguard.commands.options import RulesOptions
     from spillguard.core.models import Rule
 
 

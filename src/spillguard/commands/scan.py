@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TextIO
 
-    from spillguard.cli import CommonOptions, ScanOptions
+    from spillguard.commands.options import CommonOptions, ScanOptions
     from spillguard.configuration.config import Config
     from spillguard.core.models import Finding, ScanResult, Selection
     from spillguard.report import ReportOptions

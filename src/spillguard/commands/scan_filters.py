@@ -15,7 +15,7 @@ from spillguard.core.errors import UsageError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from spillguard.cli import ScanOptions
+    from spillguard.commands.options import ScanOptions
     from spillguard.configuration.config import Config
     from spillguard.core.models import Finding, ScanResult
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from spillguard.core.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
-    from spillguard.cli import SyncOptions
+    from spillguard.commands.options import SyncOptions
     from spillguard.core.models import Finding
     from spillguard.sync.compare import Comparison
 
@@ -70,7 +70,7 @@ def report_lines(comparison: Comparison, branch: str, rev: str, *, plaintext: bo
 
 
 def run_compare(options: SyncOptions) -> int:
-    from spillguard.cli import CommonOptions, ScanOptions
+    from spillguard.commands.options import CommonOptions, ScanOptions
     from spillguard.commands.scan import scan_for
     from spillguard.configuration.loading import load_config
     from spillguard.git import config_root

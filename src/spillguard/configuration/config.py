@@ -1,4 +1,4 @@
-"""Configuration: TOML files to validated layers, and layers to one resolved Config.
+"""Configuration: TOML files to validated layers (``resolution.resolve`` makes one Config of them).
 
 Layers, lowest first: the built-in rules; the user's or administrator's file
 (global rules and policy); the rules synced from the server; the repository's
@@ -15,16 +15,16 @@ import regex
 
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
-from spillguard.core.models import ReviewedEntry, Rule, RuleSet
+from spillguard.core.models import Rule, RuleSet
 from spillguard.detection.javaregex import JavaRegexError, compile_java
 from spillguard.detection.rulecheck import RuleValidationError, compile_custom
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Mapping
     from pathlib import Path
 
 #: global: the user's or administrator's file; server: the synced cache;
-#: repository: .spillguard.toml. (Command-line flags are applied by resolve.)
+#: repository: .spillguard.toml. (Command-line flags are applied by ``resolution.resolve``.)
 LayerRole = Literal["global", "server", "repository"]
 DEFAULT_RULE_TIMEOUT = 20.0
 REPOSITORY_FILE = ".spillguard.toml"
@@ -206,26 +206,3 @@ def compile_path_pattern(pattern: str, source: str) -> regex.Pattern[str]:
         return compile_java(pattern)
     except JavaRegexError as error:
         raise ConfigError(f"{source}: allowlist_paths entry {pattern!r}: {error}") from None
-
-
-def resolve(
-    builtin: Sequence[Rule],
-    layers: Iterable[Layer],
-    *,
-    reviewed: Sequence[ReviewedEntry] = (),
-    reviewed_salt: str = "",
-    include_allowlisted: bool = False,
-) -> Config:
-    """Apply the layers, lowest first, to the built-in rules and the defaults."""
-    from spillguard.configuration.resolution import Resolution
-
-    state = Resolution(list(builtin))
-    for layer in layers:
-        state.apply(layer)
-    if include_allowlisted:
-        state.set_flag("include_allowlisted", value=True)
-    return state.config(
-        reviewed=tuple(reviewed),
-        reviewed_salt=reviewed_salt,
-        include_allowlisted=include_allowlisted,
-    )

@@ -18,7 +18,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
-from spillguard.configuration.loading import (
+from spillguard.configuration.files import (
     MAX_REPOSITORY_FILE,
     FileReader,
     RepositoryText,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +22,9 @@ from spillguard.configuration.config import (
     load_layer_file,
     load_layer_text,
     read_text_file,
-    resolve,
 )
+from spillguard.configuration.files import MAX_REPOSITORY_FILE, FileReader, RepositoryText, decoded
+from spillguard.configuration.resolution import resolve
 from spillguard.configuration.reviewed import REVIEWED_FILE, entries, parse_reviewed
 from spillguard.configuration.rules import builtin_rules
 from spillguard.configuration.sync_cache import (
@@ -46,10 +46,6 @@ if TYPE_CHECKING:
 #: The administrator's file inside a bare repository on a server.
 SERVER_FILE = "spillguard.toml"
 
-#: (text, source) of a per-repository file read from somewhere other than the disk
-#: (the index, a commit), or None when there is none.
-RepositoryText = tuple[str, str] | None
-
 
 def user_config_path(environ: Mapping[str, str]) -> Path:
     """``$XDG_CONFIG_HOME/spillguard/config.toml``, by default under ``~/.config``."""
@@ -64,10 +60,6 @@ def global_layers(config_path: str | None, environ: Mapping[str, str]) -> list[L
         return [load_layer_file(Path(config_path).absolute(), role="global")]
     user = user_config_path(environ)
     return [load_layer_file(user, role="global")] if user.is_file() else []
-
-
-#: Reads one repository file by name: (text, source), or None when there is none.
-FileReader = Callable[[str], RepositoryText]
 
 
 def disk_reader(root: str | None) -> FileReader:
@@ -228,10 +220,6 @@ def _synced(root: str, environ: Mapping[str, str], layers: list[Layer]) -> Synce
     )
 
 
-#: A per-repository file larger than this is no configuration file.
-MAX_REPOSITORY_FILE = 1024 * 1024
-
-
 def default_branch_file(repo: pygit2.Repository, name: str) -> RepositoryText:
     """A repository file on the default branch before a push, never a pushed one.
 
@@ -257,16 +245,6 @@ def default_branch_file_cli(repo_dir: str, name: str) -> RepositoryText:
         return None
     branch = (run_git(where, "symbolic-ref", "-q", "HEAD") or b"HEAD").decode().strip()
     return decoded(run_git(where, "cat-file", "blob", fields[2].decode()), f"{name} on {branch}")
-
-
-def decoded(data: bytes | None, source: str) -> RepositoryText:
-    """A file read from git as (text, source); None stays None, non-UTF-8 is an error."""
-    if data is None:
-        return None
-    try:
-        return data.decode("utf-8-sig"), source
-    except UnicodeDecodeError:
-        raise ConfigError(f"{source}: not UTF-8 text") from None
 
 
 def admin_config_path(repo_dir: str, config_path: str | None) -> Path | None:

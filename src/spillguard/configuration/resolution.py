@@ -24,7 +24,7 @@ from spillguard.configuration.config import (
 from spillguard.core.models import PasswordFilters, ReviewedEntry, Rule, RuleSet
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
     import regex
 
@@ -79,7 +79,7 @@ _rule_values = operator.attrgetter(*_RULE_NAMES)
 
 
 class Resolution:
-    """Mutable state of one resolution; only ``config.resolve`` drives it."""
+    """Mutable state of one resolution; only ``resolve`` drives it."""
 
     def __init__(self, builtin: list[Rule]) -> None:
         self.builtin: dict[str, Rule] = {rule.name: rule for rule in builtin}
@@ -304,3 +304,24 @@ def _tokens(setting: str | list[str]) -> tuple[str, ...]:
     """``bypass_token`` as a tuple: one string or a list; empty strings disable."""
     tokens = [setting] if isinstance(setting, str) else setting
     return tuple(token for token in tokens if token)
+
+
+def resolve(
+    builtin: Sequence[Rule],
+    layers: Iterable[Layer],
+    *,
+    reviewed: Sequence[ReviewedEntry] = (),
+    reviewed_salt: str = "",
+    include_allowlisted: bool = False,
+) -> Config:
+    """Apply the layers, lowest first, to the built-in rules and the defaults."""
+    state = Resolution(list(builtin))
+    for layer in layers:
+        state.apply(layer)
+    if include_allowlisted:
+        state.set_flag("include_allowlisted", value=True)
+    return state.config(
+        reviewed=tuple(reviewed),
+        reviewed_salt=reviewed_salt,
+        include_allowlisted=include_allowlisted,
+    )

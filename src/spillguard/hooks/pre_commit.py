@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
-from spillguard.configuration.loading import decoded, load_config
+from spillguard.configuration.files import decoded
+from spillguard.configuration.loading import load_config
 from spillguard.configuration.reviewed import REVIEWED_FILE
 from spillguard.scanning.run import run_scan
 
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from spillguard.configuration.config import Config
-    from spillguard.configuration.loading import FileReader, RepositoryText
+    from spillguard.configuration.files import FileReader, RepositoryText
     from spillguard.core.models import ScanResult
 
 ADVICE = (
