@@ -15,6 +15,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 
 def test_import_contracts_are_kept() -> None:
     lint_imports = Path(sys.executable).parent / "lint-imports"
+    assert lint_imports.is_file(), "import-linter is missing: pip install -e '.[test]'"
     done = subprocess.run(
         [str(lint_imports), "--no-cache", "--no-logo"],
         cwd=PROJECT,
