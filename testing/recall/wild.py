@@ -533,6 +533,17 @@ PASSWORD_CONTEXTS = [
     ("vars.yml", "db_pass: {P}\n"),
     ("nginx.sh", "htpasswd -b -c /etc/nginx/.htpasswd admin {P}\n"),
     ("cron.sh", "PGPASSWORD='{P}' pg_dump -h db -U app app > /backup/app.sql\n"),
+    ("db.php", '$conn = mysqli_connect("localhost", "shop", "{P}", "shop");\n'),
+    ("Dao.java", 'conn = DriverManager.getConnection(URL, "app", "{P}");\n'),
+    ("provision.sh", "echo '{P}' | sudo -S apt-get install -y nginx\n"),
+    ("wpa_supplicant.conf", 'network={\n    ssid="office"\n    psk="{P}"\n}\n'),
+    ("map.bat", "net use Z: \\\\fs01\\share /user:ACME\\svc {P}\n"),
+    ("jndi.xml", '<entry key="db.password">{P}</entry>\n'),
+    ("README.md", "* Password: `{P}`\n"),
+    (
+        "mailer.js",
+        "const transporter = nodemailer.createTransport({ auth: { user: 'bot', pass: '{P}' } });\n",
+    ),
 ]
 
 
@@ -837,6 +848,16 @@ def structural(rng: random.Random) -> dict[str, list[tuple[str, str]]]:
             ("tok.py", f'»TOKEN = "ghp_" + "{chars(rng, ALNUM, 36)}"\n'),
             ("values.yaml", f"database:\n  auth:\n    username: app\n»    password: {p2}\n"),
             ("secrets.yaml", f"db:\n  password:\n»    {p2}\n"),
+            (
+                "hardhat.config.js",
+                f'  networks: {{\n    mainnet: {{\n»      accounts: ["0x{rng.randbytes(32).hex()}"],\n    }},\n',
+            ),
+            (".env", f"»DEPLOYER_PRIVATE_KEY=0x{rng.randbytes(32).hex()}\n"),
+            (
+                "crypto.py",
+                f'»cipher = Fernet(b"{base64.urlsafe_b64encode(rng.randbytes(32)).decode()}")\n',
+            ),
+            ("settings.py", f'»key = "{chars(rng, ALNUM, 32)}"\n'),
         ],
     }
 
@@ -1069,6 +1090,25 @@ def near_misses(rng: random.Random) -> list[tuple[str, str]]:
             "secret.yaml",
             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata: {}\n",
         ),
+        (
+            "hardhat.config.js",
+            "accounts: [`0x${process.env.PRIVATE_KEY}`],\nmnemonic: 'test test test test test test test test test test test junk'\n",
+        ),
+        ("crypto.py", "key = Fernet.generate_key()\ncipher = Fernet(key)\n"),
+        ("redis.conf", "# requirepass foobared\nmaxmemory 2gb\n"),
+        ("schema.sql", "CREATE USER app WITH PASSWORD :'app_password';\n"),
+        ("i18n.js", "const keys = [{ key: 'nav.home.title' }, { key: 'nav.settings.title' }];\n"),
+        ("cache.py", f'key = "{h40[:32]}"\nidempotency_key = "{chars(rng, ALNUM, 32)}"\n'),
+        (
+            "settings.py",
+            "SECRET_KEY_FALLBACKS = []\nAPI_KEY_HEADER_NAME = 'X-API-Key'\nTOKEN_ENDPOINT_URL = 'https://login.acme.io/oauth2/token'\n",
+        ),
+        (
+            "variables.tf",
+            'variable "db_password" {\n  type    = string\n  default = null\n}\nvariable "region" {\n  default = "eu-west-1"\n}\n',
+        ),
+        ("wpa_supplicant.conf", 'network={\n    ssid="office"\n    psk="YOUR_WIFI_PASSWORD"\n}\n'),
+        ("deploy.bat", "net use Z: \\\\fs01\\share /user:ACME\\svc *\n"),
     ]
 
 

@@ -83,7 +83,7 @@ _CODE_REFERENCE = _Lazy(
     | ^_*(?:[A-Z]{1,5}[0-9]?)?(?!(?:[A-Z][a-z]+){2,}[0-9]+$)       # ReadableBuffer, String!,
       (?:[A-Z][a-z]{2,}[0-9]{0,2})+[.!]?$       # but two words and a number is a password
     | ^-?\d+$ | ^\d+(?:\s*(?:<<|>>|[|&^+*/-])\s*\d+)+$         # a number, 1<<8
-    | ^0x[0-9A-Fa-f]+$                                        # STENCIL_PASS_DEPTH_PASS: 0x0B96
+    | ^0x[0-9A-Fa-f]{1,16}$                 # STENCIL_PASS_DEPTH_PASS: 0x0B96 (not a 64-digit key)
     | ^lambda\b                                               # password=lambda: ...
     """,
     regex.VERBOSE,
