@@ -13,7 +13,7 @@ from spillguard.configuration import rules as rules_module
 from spillguard.configuration.rules import BUILTIN_FILES, builtin_rules, builtin_table, rule_tables
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import Fragment, RuleSet
-from spillguard.detection.engine import Scanner, compiled
+from spillguard.detection.engine import Scanner, compiled, pattern_of
 from testing.tokens import expand
 
 TABLE = builtin_table()
@@ -64,6 +64,20 @@ def test_every_rule_compiles_and_has_its_examples() -> None:
         assert compiled(rule).search("") is None, rule.name
         assert spec.get("tp"), f"{rule.name} has no true-positive example"
         assert spec.get("fp"), f"{rule.name} has no false-positive example"
+
+
+def test_every_pattern_a_rule_compiles_on_first_use_compiles() -> None:
+    """A scan compiles a built-in rule's allow, path and line-before patterns only when
+    it meets them (most never are, in a commit hook): a broken one is caught here."""
+    patterns = [
+        (rule.name, pattern)
+        for rule in builtin_rules()
+        for pattern in (*rule.allow, rule.path, rule.previous_line)
+        if pattern is not None
+    ]
+    assert len(patterns) >= 20
+    for name, pattern in patterns:
+        assert isinstance(pattern_of(pattern), regex.Pattern), name
 
 
 def test_at_least_150_rules_with_unique_upper_snake_case_names() -> None:

@@ -25,7 +25,7 @@ from spillguard.core.errors import ExitCode, SpillguardError, missing_object
 from spillguard.report import FORMATS
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
 
 def _add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -72,8 +72,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    scan = commands.add_parser("scan", help="scan history, a tree, or plain files")
+def _scan_arguments(scan: argparse.ArgumentParser) -> None:
     scan.add_argument("revs", nargs="*", metavar="REV", help="revisions or ranges (default HEAD)")
     scan.add_argument(
         "--repo",
@@ -118,8 +117,7 @@ def _add_scan_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     _add_common_options(scan)
 
 
-def _add_hook_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    hook = commands.add_parser("hook", help="what git hook scripts run")
+def _hook_arguments(hook: argparse.ArgumentParser) -> None:
     kinds = hook.add_subparsers(dest="hook", required=True, metavar="HOOK")
     pre_commit = kinds.add_parser("pre-commit", help="the staged changes (index against HEAD)")
     _add_common_options(pre_commit)
@@ -138,8 +136,7 @@ def _add_hook_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
 HOOK_CHOICES = ("pre-commit", "pre-push", "pre-receive")
 
 
-def _add_install_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    install = commands.add_parser("install", help="write a git hook script that runs spillguard")
+def _install_arguments(install: argparse.ArgumentParser) -> None:
     install.add_argument(
         "hook", nargs="?", default="pre-commit", choices=HOOK_CHOICES, help="(default pre-commit)"
     )
@@ -149,9 +146,9 @@ def _add_install_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
         action="store_true",
         help="replace another hook, keeping it as HOOK.bak and running it first",
     )
-    uninstall = commands.add_parser(
-        "uninstall", help="remove spillguard's hook scripts (and put back what they replaced)"
-    )
+
+
+def _uninstall_arguments(uninstall: argparse.ArgumentParser) -> None:
     uninstall.add_argument(
         "hook",
         nargs="?",
@@ -161,8 +158,7 @@ def _add_install_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     uninstall.add_argument("--repo", default=".", metavar="DIR", help="the repository (default .)")
 
 
-def _add_rules_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    rules = commands.add_parser("rules", help="list the effective rules")
+def _rules_arguments(rules: argparse.ArgumentParser) -> None:
     rules.add_argument("--repo", default=".", metavar="DIR", help="the repository (default .)")
     # Only what the rule list honours: it is no report, so no CSV, no plaintext, no colour.
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -176,12 +172,10 @@ def _add_rules_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     )
 
 
-def _add_sync_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sync = commands.add_parser(
-        "sync",
-        help="fetch rules and reviewed lines from the scanning app's REST API",
-        description="Credentials come from SPILLGUARD_USERNAME and SPILLGUARD_PASSWORD "
-        "(SPILLGUARD_API_KEY for the hosted variant), ~/.netrc or the system keyring.",
+def _sync_arguments(sync: argparse.ArgumentParser) -> None:
+    sync.description = (
+        "Credentials come from SPILLGUARD_USERNAME and SPILLGUARD_PASSWORD "
+        "(SPILLGUARD_API_KEY for the hosted variant), ~/.netrc or the system keyring."
     )
     sync.add_argument("--server", metavar="URL", help="the app's server ([sync] server)")
     sync.add_argument(
@@ -209,8 +203,7 @@ def _add_sync_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     )
 
 
-def _add_review_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    review = commands.add_parser("review", help="reviewed strings that are not reported")
+def _review_arguments(review: argparse.ArgumentParser) -> None:
     actions = review.add_subparsers(dest="action", required=True, metavar="ACTION")
     add = actions.add_parser(
         "add",
@@ -249,8 +242,7 @@ def _add_review_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
         )
 
 
-def _add_config_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    config = commands.add_parser("config", help="validate and show the configuration")
+def _config_arguments(config: argparse.ArgumentParser) -> None:
     actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
     check = actions.add_parser("check", help="validate every layer and print the result")
     check.add_argument(
@@ -265,10 +257,7 @@ def _add_config_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     )
 
 
-def _add_audit_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    audit = commands.add_parser(
-        "audit", help="many repositories (a server's tree of bare repositories), incrementally"
-    )
+def _audit_arguments(audit: argparse.ArgumentParser) -> None:
     audit.add_argument(
         "paths",
         nargs="+",
@@ -383,20 +372,43 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(formatter_class=_Formatter, **options)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The commands as ``spillguard --help`` lists them: each one's help, and what adds
+#: its arguments.
+_COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "scan": ("scan history, a tree, or plain files", _scan_arguments),
+    "hook": ("what git hook scripts run", _hook_arguments),
+    "install": ("write a git hook script that runs spillguard", _install_arguments),
+    "uninstall": (
+        "remove spillguard's hook scripts (and put back what they replaced)",
+        _uninstall_arguments,
+    ),
+    "rules": ("list the effective rules", _rules_arguments),
+    "sync": ("fetch rules and reviewed lines from the scanning app's REST API", _sync_arguments),
+    "review": ("reviewed strings that are not reported", _review_arguments),
+    "config": ("validate and show the configuration", _config_arguments),
+    "audit": (
+        "many repositories (a server's tree of bare repositories), incrementally",
+        _audit_arguments,
+    ),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command``, only that command takes arguments.
+
+    argparse parses the arguments after a command with that command's parser alone,
+    so the others need only their names and help: adding every command's arguments
+    would cost each commit hook a few milliseconds.
+    """
     parser: argparse.ArgumentParser = _Parser(
         prog="spillguard", description="Keep secrets out of Git repositories."
     )
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show the version")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _add_scan_parser(commands)
-    _add_hook_parser(commands)
-    _add_install_parser(commands)
-    _add_rules_parser(commands)
-    _add_sync_parser(commands)
-    _add_review_parser(commands)
-    _add_config_parser(commands)
-    _add_audit_parser(commands)
+    for name, (text, add_arguments) in _COMMANDS.items():
+        subparser = commands.add_parser(name, help=text)
+        if command in {None, name}:
+            add_arguments(subparser)
     return parser
 
 
@@ -584,7 +596,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # a pushed refs/replace/<id> would otherwise swap a clean object in wherever a
     # judged commit, tree, blob or configuration file is named.
     os.environ["GIT_NO_REPLACE_OBJECTS"] = "1"
-    args = build_parser().parse_args(argv)
+    given = sys.argv[1:] if argv is None else argv
+    # The command, when it comes first (nothing but --version and --help may precede it).
+    command = given[0] if given and given[0] in _COMMANDS else None
+    args = build_parser(command).parse_args(given)
     with error_handler() as code:
         code.append(_dispatch(args))
     return code[-1]

@@ -16,8 +16,6 @@ import regex
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import Rule, RuleSet
-from spillguard.detection.javaregex import JavaRegexError, compile_java
-from spillguard.detection.rulecheck import RuleValidationError, compile_custom
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -183,6 +181,9 @@ def _custom_rule(name: str, value: Any, source: str) -> Rule:
     schema.check_table(spec, schema.CUSTOM_RULE, where)
     if "regexp" not in spec:
         raise ConfigError(f"{where}: missing key 'regexp'")
+    # Here: a commit hook in a repository without custom rules never needs the checks.
+    from spillguard.detection.rulecheck import RuleValidationError, compile_custom
+
     try:
         pattern = compile_custom(name, spec["regexp"])
     except RuleValidationError as error:
@@ -202,6 +203,8 @@ def _custom_rule(name: str, value: Any, source: str) -> Rule:
 
 def compile_path_pattern(pattern: str, source: str) -> regex.Pattern[str]:
     """An ``allowlist_paths`` entry: a Java regexp, as the server app reads it."""
+    from spillguard.detection.javaregex import JavaRegexError, compile_java  # where there are some
+
     try:
         return compile_java(pattern)
     except JavaRegexError as error:

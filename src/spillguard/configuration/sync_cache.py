@@ -200,6 +200,10 @@ def load_synced(  # noqa: PLR0913 - keyword-only options of one call
     ``local_rule_names`` are the custom rules of the local files: a reviewed line
     under one of those names is bound to that rule.
     """
+    path = cache_path(start, environ)
+    if not path.is_file():
+        return SyncedConfig()
+    # Here: most commits are made where no sync has run.
     from spillguard.configuration.fidelity import (
         bind_reviewed,
         repository_notice,
@@ -207,9 +211,6 @@ def load_synced(  # noqa: PLR0913 - keyword-only options of one call
         unreproduced_notice,
     )
 
-    path = cache_path(start, environ)
-    if not path.is_file():
-        return SyncedConfig()
     try:
         data = read_cache_data(path)
         table = server_table(data, builtin_names, keep_local=keep_local)

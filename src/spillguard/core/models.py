@@ -38,8 +38,9 @@ class Rule:
     min_entropy: float = 0.0
     #: Matches whose secret contains one of these (lowercase) are not matches.
     stopwords: tuple[str, ...] = ()
-    #: Matches whose secret matches one of these are not matches.
-    allow: tuple[regex.Pattern[str], ...] = dataclasses.field(default=(), repr=False)
+    #: Matches whose secret matches one of these regular expressions are not matches.
+    #: Built-in rules only; compiled on first use (engine.allow_patterns), as ``regexp``.
+    allow: tuple[str, ...] = dataclasses.field(default=(), repr=False)
     #: Named value filter ("password": drop env references and placeholders).
     value_filter: str | None = None
     #: Let the pattern look past the end of the line (a key header and its body);
@@ -50,13 +51,15 @@ class Rule:
     requires: tuple[str, ...] = ()
     #: Only files whose path this matches are judged by the rule (a .pgpass line is
     #: a credential there only). A rule with a path and no keywords is tried on every
-    #: line of those files. Built-in rules only.
-    path: regex.Pattern[str] | None = dataclasses.field(default=None, repr=False)
+    #: line of those files. Built-in rules only; a regular expression compiled on
+    #: first use, as ``regexp``.
+    path: str | None = dataclasses.field(default=None, repr=False)
     #: The name of a published check the secret must pass (see checksums.CHECKS).
     checksum: str | None = None
     #: The line before a match must match this (the name of a Kubernetes env entry
-    #: stands on the line before its ``value:``). Built-in rules only.
-    previous_line: regex.Pattern[str] | None = dataclasses.field(default=None, repr=False)
+    #: stands on the line before its ``value:``). Built-in rules only; compiled on
+    #: first use, as ``regexp``.
+    previous_line: str | None = dataclasses.field(default=None, repr=False)
     #: How many lines before the match ``previous_line`` reads, joined by newlines (a
     #: Terraform variable's name stands a few lines above its ``default``).
     previous_lines: int = 1

@@ -59,6 +59,12 @@ def compiled(rule: Rule) -> regex.Pattern[str]:
     return rule.pattern if rule.pattern is not None else _compile(rule.regexp, rule.flags)
 
 
+def pattern_of(regexp: str) -> regex.Pattern[str]:
+    """A built-in rule's ``allow``, ``path`` or ``previous_line`` pattern, compiled
+    (once per process) on first use."""
+    return _compile(regexp, 0)
+
+
 class OutOfTime(Exception):  # noqa: N818 - a verdict, not an error
     """The scanner's deadline passed: what was found so far stands, the rest is unjudged.
 
@@ -423,7 +429,7 @@ class Scanner:
         subject = line.text
         if not _holds(rule.requires, subject):
             return
-        if rule.previous_line is not None and not rule.previous_line.search(
+        if rule.previous_line is not None and not pattern_of(rule.previous_line).search(
             _previous(line, rule.previous_lines)
         ):
             return
@@ -514,7 +520,9 @@ class _PathRules:
             return _NONE
         known = self._known.get(path)
         if known is None:
-            matching = {index for index, pattern, _ in self._rules if pattern.search(path)}
+            matching = {
+                index for index, pattern, _ in self._rules if pattern_of(pattern).search(path)
+            }
             known = (
                 frozenset(index for index, _, _ in self._rules if index not in matching),
                 frozenset(index for index, _, bare in self._rules if bare and index in matching),
@@ -641,7 +649,7 @@ def _plausible(rule: Rule, secret: str) -> bool:
         lowered = secret.lower()
         if any(word in lowered for word in rule.stopwords):
             return False
-    if any(pattern.search(secret) for pattern in rule.allow):
+    if any(pattern_of(pattern).search(secret) for pattern in rule.allow):
         return False
     if rule.min_entropy and shannon(secret) < _floor(rule, secret):
         return False

@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import regex
-
 from spillguard.configuration import schema
 from spillguard.configuration.config import parse_toml
 from spillguard.core.errors import ConfigError
@@ -148,38 +146,31 @@ def _where(spec: dict[str, Any]) -> str:
     return f"built-in rule {spec.get('name', '?')}"
 
 
+#: The keys of a checked table that are the Rule's fields of the same name, as they
+#: are; ``_LISTS`` become tuples; the rest the loader spells out (``_rule``).
+_AS_THEY_ARE = frozenset(
+    {"name", "description", "enabled", "blocking", "value_filter", "lookahead", "path"}
+    | {"previous_line", "previous_lines", "checksum"}
+)
+_LISTS = ("keywords", "allow", "requires")
+
+
 def _rule(spec: dict[str, Any]) -> Rule:
-    where = _where(spec)
-    regexp, secret_group = _regexp(spec, where)
-    try:
-        allow = tuple(regex.compile(item) for item in spec.get("allow", ()))
-        path = regex.compile(spec["path"]) if "path" in spec else None
-        previous = regex.compile(spec["previous_line"]) if "previous_line" in spec else None
-    except regex.error as error:
-        raise ConfigError(f"{where}: {error}") from None
-    # The pattern itself is compiled on first use (engine.compiled); the test
-    # suite compiles every built-in rule, so a broken one cannot ship.
-    return Rule(
-        name=spec["name"],
-        kind="builtin",
-        regexp=regexp,
-        description=spec.get("description", ""),
-        keywords=tuple(keyword.lower() for keyword in spec.get("keywords", ())),
-        enabled=spec.get("enabled", True),
-        blocking=spec.get("blocking", True),
-        source="builtin",
-        secret_group=secret_group,
-        min_entropy=float(spec.get("min_entropy", 0.0)),
-        stopwords=tuple(word.lower() for word in spec.get("stopwords", ())),
-        allow=allow,
-        value_filter=spec.get("value_filter"),
-        lookahead=spec.get("lookahead", False),
-        requires=tuple(spec.get("requires", ())),
-        path=path,
-        checksum=spec.get("checksum"),
-        previous_line=previous,
-        previous_lines=spec.get("previous_lines", 1),
-    )
+    """A checked table as a Rule: every built-in rule, in every process, so only what
+    must be spelled out is (a commit hook makes about a thousand of them)."""
+    regexp, secret_group = _regexp(spec, _where(spec))
+    fields = {key: value for key, value in spec.items() if key in _AS_THEY_ARE}
+    fields.update((key, tuple(spec[key])) for key in _LISTS if key in spec)
+    if "stopwords" in spec:
+        fields["stopwords"] = tuple(word.lower() for word in spec["stopwords"])
+    if "min_entropy" in spec:
+        fields["min_entropy"] = float(spec["min_entropy"])
+    # Keywords are lowercase already (the test suite holds every file to it).
+    # Every pattern is compiled on first use (engine.compiled and pattern_of): a
+    # commit hook meets a handful of the rules, and compiling all of them would cost
+    # it more than the rest of its start-up. The test suite compiles every built-in
+    # pattern, so a broken one cannot ship.
+    return Rule(kind="builtin", regexp=regexp, secret_group=secret_group, **fields)
 
 
 def _regexp(spec: dict[str, Any], where: str) -> tuple[str, str | None]:
