@@ -10,9 +10,15 @@ import pytest
 import regex
 
 from spillguard.configuration import rules as rules_module
-from spillguard.configuration.rules import BUILTIN_FILES, builtin_rules, builtin_table, rule_tables
+from spillguard.configuration.rules import (
+    BUILTIN_FILES,
+    builtin_rules,
+    builtin_table,
+    rule_fields,
+    rule_tables,
+)
 from spillguard.core.errors import ConfigError
-from spillguard.core.models import Fragment, RuleSet
+from spillguard.core.models import Fragment, Rule, RuleSet
 from spillguard.detection.engine import Scanner, compiled, pattern_of
 from testing.tokens import expand
 
@@ -204,6 +210,24 @@ def test_scans_read_a_cache_of_the_rules_without_their_examples(tmp_path) -> Non
     assert rule_tables(sources, examples=False) == bare  # read back from that cache
     assert rule_tables(sources) == TABLE  # the examples come from their own cache
     assert len(list((tmp_path / "__pycache__").iterdir())) == 2
+
+
+def test_scans_make_the_rules_from_a_cache_of_their_fields(tmp_path) -> None:
+    """Every process makes every built-in rule: from fields kept beside the tables,
+    the same rules as from the tables themselves; a changed file is read anew."""
+    here = Path(rules_module.__file__).parent
+    sources = [tmp_path / name for name in BUILTIN_FILES]
+    for source in sources:
+        source.write_bytes((here / source.name).read_bytes())
+    fields = rule_fields(sources)
+    assert tuple(Rule(**each) for each in fields) == builtin_rules()
+    (cache,) = (tmp_path / "__pycache__").glob("rules-fields.*")
+    cache.write_bytes(marshal.dumps([{"name": "FROM_THE_CACHE", "kind": "builtin", "regexp": "x"}]))
+    assert rule_fields(sources)[0]["name"] == "FROM_THE_CACHE"
+    first_file = len(rule_tables([sources[0]]))
+    sources[0].write_text('[[rules]]\nname = "CHANGED"\nregexp = "x"\nkeywords = ["x"]\n')
+    names = [each["name"] for each in rule_fields(sources)]
+    assert names == ["CHANGED", *(each["name"] for each in fields[first_file:])]
 
 
 def test_builtin_files_are_judged_specific_first_generic_last() -> None:

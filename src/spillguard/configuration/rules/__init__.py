@@ -85,26 +85,14 @@ def builtin_table(*, examples: bool = True) -> list[dict[str, Any]]:
     fraction of a millisecond; where that folder is not writable, the TOML is parsed
     and checked each time.
     """
-    # Beside this module, as package data; importlib.resources would cost a commit
-    # hook ~2 ms of imports (tempfile, shutil, bz2...) for the same bytes.
-    here = Path(__file__).parent
-    return rule_tables([here / name for name in BUILTIN_FILES], examples=examples)
+    return rule_tables(_builtin_sources(), examples=examples)
 
 
 def rule_tables(sources: Sequence[Path], *, examples: bool = True) -> list[dict[str, Any]]:
     """``builtin_table`` of built-in rules files at ``sources``, in their order."""
-    # One cache for all the files, named by each one's size and modification time
-    # (no hash: hashlib costs a commit hook ~2 ms of imports).
-    stamps = ".".join(f"{stat.st_size}-{stat.st_mtime_ns}" for stat in map(Path.stat, sources))
-    cached = sources[0].with_name("__pycache__") / (
-        f"rules{'' if examples else '-scan'}.{sys.implementation.cache_tag}.{stamps}.marshal"
-    )
-    try:
-        # Trusted as the bytecode beside it is: whoever can write one can write both.
-        rules = marshal.loads(cached.read_bytes())  # noqa: S302
-    except (OSError, ValueError, EOFError, TypeError):
-        rules = None
-    if isinstance(rules, list):
+    cached = _cache_path(f"rules{'' if examples else '-scan'}", sources)
+    rules = _kept(cached)
+    if rules is not None:
         return rules
     rules = []
     for source in sources:
@@ -114,6 +102,24 @@ def rule_tables(sources: Sequence[Path], *, examples: bool = True) -> list[dict[
             rules.append(spec if examples else _without_examples(spec))
     _keep(cached, rules)
     return rules
+
+
+def _cache_path(kind: str, sources: Sequence[Path]) -> Path:
+    """One cache for all the files, named by the interpreter and each one's size and
+    modification time (no hash: hashlib costs a commit hook ~2 ms of imports)."""
+    stamps = ".".join(f"{stat.st_size}-{stat.st_mtime_ns}" for stat in map(Path.stat, sources))
+    return sources[0].with_name("__pycache__") / (
+        f"{kind}.{sys.implementation.cache_tag}.{stamps}.marshal"
+    )
+
+
+def _kept(cached: Path) -> list[dict[str, Any]] | None:
+    try:
+        # Trusted as the bytecode beside it is: whoever can write one can write both.
+        rules = marshal.loads(cached.read_bytes())  # noqa: S302
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return rules if isinstance(rules, list) else None
 
 
 def _without_examples(spec: dict[str, Any]) -> dict[str, Any]:
@@ -138,8 +144,33 @@ def _keep(cached: Path, rules: list[dict[str, Any]]) -> None:
 
 @functools.cache
 def builtin_rules() -> tuple[Rule, ...]:
-    """The built-in rules in file order, compiled once per process."""
-    return tuple(_rule(spec) for spec in builtin_table(examples=False))
+    """The built-in rules in file order, made once per process."""
+    return tuple(Rule(**fields) for fields in rule_fields(_builtin_sources()))
+
+
+def _builtin_sources() -> list[Path]:
+    # Beside this module, as package data; importlib.resources would cost a commit
+    # hook ~2 ms of imports (tempfile, shutil, bz2...) for the same bytes.
+    here = Path(__file__).parent
+    return [here / name for name in BUILTIN_FILES]
+
+
+def rule_fields(sources: Sequence[Path]) -> list[dict[str, Any]]:
+    """Each rule of the built-in files at ``sources`` as the Rule's fields.
+
+    A commit hook makes every built-in rule: spelling the checked tables out into
+    fields cost it as much again as making the rules (~6 ms for a thousand), so the
+    fields are kept too, in a cache named by the files and by the code that spells
+    them out (this module, and the models that say what a Rule holds).
+    """
+    from spillguard.core import models
+
+    cached = _cache_path("rules-fields", [*sources, Path(__file__), Path(models.__file__)])
+    fields = _kept(cached)
+    if fields is None:
+        fields = [_fields(spec) for spec in rule_tables(sources, examples=False)]
+        _keep(cached, fields)
+    return fields
 
 
 def _where(spec: dict[str, Any]) -> str:
@@ -155,9 +186,8 @@ _AS_THEY_ARE = frozenset(
 _LISTS = ("keywords", "allow", "requires")
 
 
-def _rule(spec: dict[str, Any]) -> Rule:
-    """A checked table as a Rule: every built-in rule, in every process, so only what
-    must be spelled out is (a commit hook makes about a thousand of them)."""
+def _fields(spec: dict[str, Any]) -> dict[str, Any]:
+    """A checked table as the fields of its Rule."""
     regexp, secret_group = _regexp(spec, _where(spec))
     fields = {key: value for key, value in spec.items() if key in _AS_THEY_ARE}
     fields.update((key, tuple(spec[key])) for key in _LISTS if key in spec)
@@ -170,7 +200,7 @@ def _rule(spec: dict[str, Any]) -> Rule:
     # commit hook meets a handful of the rules, and compiling all of them would cost
     # it more than the rest of its start-up. The test suite compiles every built-in
     # pattern, so a broken one cannot ship.
-    return Rule(kind="builtin", regexp=regexp, secret_group=secret_group, **fields)
+    return {"kind": "builtin", "regexp": regexp, "secret_group": secret_group, **fields}
 
 
 def _regexp(spec: dict[str, Any], where: str) -> tuple[str, str | None]:
