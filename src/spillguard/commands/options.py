@@ -11,6 +11,8 @@ import dataclasses
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class CommonOptions:
+    """The output and configuration options every scanning command takes."""
+
     format: str = "text"
     output: str | None = None
     config: str | None = None
@@ -27,6 +29,8 @@ class CommonOptions:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ScanOptions:
+    """``spillguard scan``: what to scan and how to report it."""
+
     common: CommonOptions
     repo: str = "."
     revs: tuple[str, ...] = ()
@@ -46,6 +50,8 @@ class ScanOptions:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class HookOptions:
+    """``spillguard hook KIND``: what git runs from a hook script."""
+
     common: CommonOptions
     kind: str
     #: pre-push: the remote's name and URL, as git passes them to the hook.
@@ -55,6 +61,8 @@ class HookOptions:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class InstallOptions:
+    """``spillguard install``: which hook to write, where."""
+
     hook: str
     repo: str = "."
     force: bool = False
@@ -62,6 +70,8 @@ class InstallOptions:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class UninstallOptions:
+    """``spillguard uninstall``: which hooks to remove, where."""
+
     #: None: every spillguard hook of the repository.
     hook: str | None = None
     repo: str = "."
@@ -69,12 +79,16 @@ class UninstallOptions:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RulesOptions:
+    """``spillguard rules``: the effective rules of a repository."""
+
     common: CommonOptions
     repo: str = "."
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class SyncOptions:
+    """``spillguard sync``: the server to sync from, or a comparison with it."""
+
     config: str | None = None
     quiet: bool = False
     server: str | None = None
@@ -107,6 +121,8 @@ class SyncOptions:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ReviewOptions:
+    """``spillguard review``: a reviewed string to add or remove, or the list."""
+
     action: str  # add, remove or list
     repo: str = "."
     text: str | None = None
@@ -124,6 +140,8 @@ class ReviewOptions:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ConfigCheckOptions:
+    """``spillguard config check``: the layers to validate."""
+
     repo: str = "."
     config: str | None = None
     format: str = "text"

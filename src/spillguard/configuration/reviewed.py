@@ -51,6 +51,8 @@ class Record:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ReviewedFile:
+    """A reviewed file as read: its salt and its records."""
+
     salt: str
     records: tuple[Record, ...] = ()
     source: str = REVIEWED_FILE

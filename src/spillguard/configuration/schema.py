@@ -11,6 +11,8 @@ from spillguard.core.errors import ConfigError
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Key:
+    """One configuration key: its type, how to name it in an error, its default."""
+
     kind: type | tuple[type, ...]
     expected: str
     default: Any = None

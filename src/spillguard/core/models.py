@@ -111,6 +111,8 @@ class RuleSet:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class CommitInfo:
+    """The commit a fragment comes from: its id, author, date and message."""
+
     id: str
     author: str
     email: str
@@ -137,6 +139,8 @@ class Fragment:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
+    """A secret a rule found: where, by which rule, the line it is on."""
+
     rule: str
     blocking: bool
     path: str
@@ -164,6 +168,8 @@ class Finding:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class RuleError:
+    """A rule that failed while judging (it exceeded its time budget)."""
+
     rule: str
     message: str
 
@@ -196,6 +202,8 @@ class Skipped:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ScanStats:
+    """How much a scan covered, for its summary."""
+
     #: Commits walked (empty ones and those that only delete lines included).
     commits: int = 0
     files: int = 0
@@ -216,6 +224,8 @@ class Silenced:
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ScanResult:
+    """Everything a scan found and left out, for the reports and the exit code."""
+
     findings: tuple[Finding, ...] = ()
     errors: tuple[RuleError, ...] = ()
     skipped: tuple[Skipped, ...] = ()

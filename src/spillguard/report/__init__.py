@@ -16,6 +16,9 @@ FORMATS = ("text", "json", "jsonl", "sarif", "csv")
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ReportOptions:
+    """How a report is written (masked or not, colour, duplicates, a summary or not),
+    and what it may say of the rules and of where the findings come from."""
+
     plaintext: bool = False
     color: bool = False
     deduplicate: bool = True

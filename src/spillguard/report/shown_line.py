@@ -25,6 +25,8 @@ ELLIPSIS = "..."
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ShownLine:
+    """A finding's line as shown: the text around the secret, and the secret masked."""
+
     before: str
     secret: str
     after: str
