@@ -540,6 +540,8 @@ PASSWORD_CONTEXTS = [
     ("map.bat", "net use Z: \\\\fs01\\share /user:ACME\\svc {P}\n"),
     ("jndi.xml", '<entry key="db.password">{P}</entry>\n'),
     ("README.md", "* Password: `{P}`\n"),
+    ("config.py", "senha = '{P}'\n"),
+    ("app.js", "const pw = '{P}';\n"),
     (
         "mailer.js",
         "const transporter = nodemailer.createTransport({ auth: { user: 'bot', pass: '{P}' } });\n",
