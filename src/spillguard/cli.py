@@ -591,6 +591,21 @@ def _unreadable_object(error: Exception) -> str | None:
     return f"libgit2 cannot read the repository: {error} (git fsck names what is wrong)"
 
 
+#: The hooks git runs with no arguments (pre-push is given the remote's name and URL).
+_BARE_HOOKS = ("pre-commit", "pre-receive")
+
+
+def _bare_hook(given: Sequence[str]) -> argparse.Namespace | None:
+    """``hook pre-commit`` or ``hook pre-receive`` and nothing more, as the hook scripts
+    run them on every commit and push: what argparse would parse, every option at its
+    default, without building a parser (a twentieth of a commit hook's start-up).
+    Anything else is argparse's to parse."""
+    if len(given) != 2 or given[0] != "hook" or given[1] not in _BARE_HOOKS:
+        return None
+    defaults = {field.name: field.default for field in dataclasses.fields(CommonOptions)}
+    return argparse.Namespace(version=None, command="hook", hook=given[1], **defaults)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Every git spillguard runs reads objects as stored, as libgit2 and a clone do:
     # a pushed refs/replace/<id> would otherwise swap a clean object in wherever a
@@ -599,7 +614,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     # The command, when it comes first (nothing but --version and --help may precede it).
     command = given[0] if given and given[0] in _COMMANDS else None
-    args = build_parser(command).parse_args(given)
+    args = _bare_hook(given) or build_parser(command).parse_args(given)
     with error_handler() as code:
         code.append(_dispatch(args))
     return code[-1]

@@ -1,0 +1,50 @@
+"""The command line a hook starts with: only what the command given needs is built."""
+
+from __future__ import annotations
+
+import pytest
+
+from spillguard.cli import _COMMANDS, _bare_hook, build_parser
+
+
+@pytest.mark.parametrize("command", sorted(_COMMANDS))
+def test_each_command_is_parsed_and_helped_as_by_the_whole_parser(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A parser built for one command only reads that command's arguments as the
+    whole parser does, and says the same of it."""
+    helps = []
+    for parser in (build_parser(), build_parser(command)):
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--help"])
+        helps.append(capsys.readouterr().out)
+    assert helps[0] == helps[1]
+    assert f"usage: spillguard {command}" in helps[0]
+
+
+def test_the_top_level_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser("hook").parse_args(["--help"])
+    listed = capsys.readouterr().out
+    assert all(f"    {command}" in listed for command in _COMMANDS)
+
+
+@pytest.mark.parametrize("kind", ["pre-commit", "pre-receive"])
+def test_a_bare_hook_is_read_as_argparse_reads_it(kind: str) -> None:
+    assert _bare_hook(["hook", kind]) == build_parser().parse_args(["hook", kind])
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["hook", "pre-push"],
+        ["hook", "pre-push", "origin", "https://example.com/repo.git"],
+        ["hook", "pre-commit", "--quiet"],
+        ["hook", "pre-receive", "--config", "admin.toml"],
+        ["hook"],
+        ["scan", "pre-commit"],
+        [],
+    ],
+)
+def test_anything_more_is_argparses_to_parse(given: list[str]) -> None:
+    assert _bare_hook(given) is None
