@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import binascii
 import functools
 import marshal
 import os
@@ -105,11 +106,13 @@ def rule_tables(sources: Sequence[Path], *, examples: bool = True) -> list[dict[
 
 
 def _cache_path(kind: str, sources: Sequence[Path]) -> Path:
-    """One cache for all the files, named by the interpreter and each one's size and
-    modification time (no hash: hashlib costs a commit hook ~2 ms of imports)."""
+    """One cache for all the files, named by the interpreter and by a CRC-32 of each
+    one's size and modification time (a name holding them all would outgrow the 255
+    bytes a file name may have as files are added; hashlib would cost a commit hook
+    ~2 ms of imports, binascii is loaded already)."""
     stamps = ".".join(f"{stat.st_size}-{stat.st_mtime_ns}" for stat in map(Path.stat, sources))
     return sources[0].with_name("__pycache__") / (
-        f"{kind}.{sys.implementation.cache_tag}.{stamps}.marshal"
+        f"{kind}.{sys.implementation.cache_tag}.{binascii.crc32(stamps.encode()):08x}.marshal"
     )
 
 
