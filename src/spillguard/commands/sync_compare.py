@@ -24,7 +24,7 @@ def local_rev(branch: str | None, rev: str | None) -> str:
     as fetched (``origin/BRANCH``, ``origin/HEAD``), else the local one."""
     if rev:
         return rev
-    from spillguard.sources.staged_cli import run_git
+    from spillguard.sources.gitcli import run_git
 
     remote = f"refs/remotes/origin/{branch or 'HEAD'}"
     if run_git("rev-parse", "--verify", "-q", f"{remote}^{{commit}}") is not None:

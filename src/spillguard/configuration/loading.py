@@ -233,7 +233,7 @@ def default_branch_file(repo: pygit2.Repository, name: str) -> RepositoryText:
 
 def default_branch_file_cli(repo_dir: str, name: str) -> RepositoryText:
     """``default_branch_file`` by git alone (SHA-256 repositories: libgit2 cannot open them)."""
-    from spillguard.sources.staged_cli import run_git
+    from spillguard.sources.gitcli import run_git
 
     where = f"--git-dir={repo_dir}"
     listed = run_git(where, "ls-tree", "HEAD", "--", name)  # None while HEAD is unborn

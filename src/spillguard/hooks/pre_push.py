@@ -158,9 +158,8 @@ def _pushed_source_cli(
     updates: Sequence[RefUpdate], remote: str | None, config: Config, skipped: _Skipped
 ) -> Source:
     """``_pushed_source`` by git alone, for SHA-256 repositories."""
-    from spillguard.sources.history_cli import git_dir_of
+    from spillguard.sources.gitcli import git_dir_of, run_git
     from spillguard.sources.received_cli import iter_received, received_commits
-    from spillguard.sources.staged_cli import run_git
 
     git_dir = git_dir_of(".")
     # What the remote has: its tracking refs, and each remote sha this clone knows.

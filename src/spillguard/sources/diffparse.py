@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING
 from spillguard.core.decode import as_utf8, decode, wide_encoding
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, Fragment
-from spillguard.sources.listing import BOUNDED_PACK_MAPS
+from spillguard.sources.gitcli import BOUNDED_PACK_MAPS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence

@@ -65,9 +65,9 @@ from spillguard.sources.diffparse import (
     git_command,
     plain_text,
 )
+from spillguard.sources.gitcli import run_git
 from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
-from spillguard.sources.staged_cli import run_git
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
 _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size ")

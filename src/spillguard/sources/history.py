@@ -53,7 +53,7 @@ def select_commits(repo: pygit2.Repository, selection: Selection) -> Iterator[py
     """
     if shutil.which("git") is None:
         return _walk(repo, _plan(repo, selection), selection)
-    from spillguard.sources.history_cli import selected_ids
+    from spillguard.sources.gitcli import selected_ids
 
     return (repo[commit].peel(pygit2.Commit) for commit in selected_ids(repo.path, selection))
 

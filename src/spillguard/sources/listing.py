@@ -10,33 +10,16 @@ from __future__ import annotations
 import subprocess
 from typing import TYPE_CHECKING
 
+from spillguard.sources.gitcli import (
+    BOUNDED_PACK_MAPS,
+    HISTORY_LISTING,
+    listed_ids,
+    revision_arguments,
+    selected_ids,
+)
+
 if TYPE_CHECKING:
     from spillguard.core.models import Selection
-
-#: How history scans list commits: no parent before its children, otherwise newest
-#: first (the order of libgit2's topological, time-sorted walk), with commit times.
-HISTORY_LISTING = ("rev-list", "--date-order", "--format=%ct")
-#: git maps as much of a pack as it reads (1 GiB windows), and its memory grew with the
-#: repository: listing 40,000 commits took 199 MB, with these 48 MB, in the same time.
-BOUNDED_PACK_MAPS = ("-c", "core.packedGitWindowSize=8m", "-c", "core.packedGitLimit=32m")
-
-
-def listed_ids(listed: bytes, *, since: float | None, until: float | None) -> list[str]:
-    """The ids ``HISTORY_LISTING`` printed, of commits made in ``[since, until)``.
-
-    git prints ``commit <id>`` and the commit time on the next line: three words a
-    commit, split at once rather than line by line (20,000 commits: 2 ms, not 7).
-    """
-    words = listed.decode().split()
-    ids = words[1::3]
-    if since is None and until is None:
-        return ids
-    times = map(int, words[2::3])
-    return [
-        commit
-        for commit, when in zip(ids, times, strict=True)
-        if (since is None or when >= since) and (until is None or when < until)
-    ]
 
 
 class Listing:
@@ -44,7 +27,7 @@ class Listing:
     made; ``ids`` waits for them, ``close`` stops git if they are not wanted after all.
 
     Revisions are checked only if git cannot list them, so a bad one fails with
-    ``history_cli.selected_ids``'s message, and one that looks like an option is
+    ``gitcli.selected_ids``'s message, and one that looks like an option is
     never given to git.
     """
 
@@ -65,8 +48,6 @@ class Listing:
 
     def ids(self) -> list[str]:
         if self._process is None or self._process.wait() != 0:
-            from spillguard.sources.history_cli import selected_ids
-
             return selected_ids(self._path, self._selection)
         self._output.seek(0)
         listed = self._output.read()
@@ -78,12 +59,3 @@ class Listing:
                 self._process.kill()
             self._process.wait()
         self._output.close()
-
-
-def revision_arguments(selection: Selection) -> list[str]:
-    """The selection as ``git rev-list`` arguments (a revision like an option is the
-    caller's to keep from git)."""
-    revisions = [f"refs/heads/{name}" for name in selection.branches]
-    revisions += ["--all"] if selection.all_refs else []
-    revisions += selection.revs
-    return revisions or ["HEAD"]

@@ -10,7 +10,6 @@ against the first parent, and a merge adds only the lines no parent had.
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +18,7 @@ from spillguard.core.errors import GitError
 from spillguard.core.models import CommitInfo, CommitWalked, Fragment, Skipped
 from spillguard.git import is_zero_id
 from spillguard.sources.diffparse import commit_info_from, seconds
-from spillguard.sources.listing import HISTORY_LISTING, listed_ids
+from spillguard.sources.gitcli import git_output, history_ids
 from spillguard.sources.messages import commit_message, tag_messages
 from spillguard.sources.staged_cli import empty_tree_id, read_tree_change
 
@@ -50,13 +49,13 @@ def received_commits(
     for update in updates:
         if is_zero_id(update.new):
             continue
-        listed = _git(git_dir, "rev-list", update.new, "--not", *known, "--")
+        listed = git_output(git_dir, "rev-list", update.new, "--not", *known, "--")
         for commit in listed.decode().split():
             owners.setdefault(commit, update.ref)
     if not owners:
         return []
     tips = "".join(f"{commit}\n" for commit in owners).encode()
-    order = _git(
+    order = git_output(
         git_dir, "rev-list", "--topo-order", "--reverse", "--no-walk", "--stdin", stdin=tips
     )
     details = _details(git_dir, order)
@@ -77,18 +76,8 @@ def history_commits(
     return [details[commit] for commit in chosen]
 
 
-def history_ids(
-    git_dir: str, revisions: Sequence[str], *, since: float | None, until: float | None
-) -> list[str]:
-    """``git rev-list --date-order REVISIONS`` (no parent before its children, otherwise
-    newest commit first: the order of libgit2's topological and time-sorted walk),
-    committed in ``[since, until)``."""
-    listed = _git(git_dir, *HISTORY_LISTING, *revisions, "--")
-    return listed_ids(listed, since=since, until=until)
-
-
 def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
-    output = _git(
+    output = git_output(
         git_dir, "log", "--no-walk=unsorted", "--stdin", f"--format={_FIELDS}", stdin=commits
     )
     details = {}
@@ -112,7 +101,7 @@ def iter_received(git_dir: str, commits: Iterable[CliCommit], *, max_size: int) 
         yield CommitWalked(commit=commit.info.id)
         yield from commit_message(commit.info, commit.ref)
         trees = (f"{parent}^{{tree}}" for parent in commit.parents)
-        bases = _git(git_dir, "rev-parse", *trees).decode().split() if commit.parents else []
+        bases = git_output(git_dir, "rev-parse", *trees).decode().split() if commit.parents else []
         bases = bases or [empty_tree]
         change = read_tree_change(git_dir, empty_tree, bases, commit.tree)
         if change is None:
@@ -144,7 +133,7 @@ def iter_tagged_objects(
         return
     # Each pushed object's type, then the type of what it peels to.
     names = "".join(f"{update.new}\n{update.new}^{{}}\n" for update in pushed).encode()
-    listed = _git(git_dir, "cat-file", "--batch-check", stdin=names).decode().splitlines()
+    listed = git_output(git_dir, "cat-file", "--batch-check", stdin=names).decode().splitlines()
     kinds = [line.split(" ") for line in listed]
     tags = [(u.new, u.ref) for u, kind in zip(pushed, kinds[::2], strict=True) if kind[1] == "tag"]
     yield from tag_messages(git_dir, tags)
@@ -163,22 +152,8 @@ def iter_tagged_objects(
 def _blob_items(
     git_dir: str, object_id: str, ref: str, max_size: int
 ) -> tuple[Fragment | Skipped, ...]:
-    data = _git(git_dir, "cat-file", "blob", object_id)
+    data = git_output(git_dir, "cat-file", "blob", object_id)
     reason = unread_reason(data, max_size)
     if reason is not None:
         return (skipped(ref, reason),)
     return tuple(Fragment(path=ref, text=text, ref=ref) for text in readings(data))
-
-
-def _git(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
-    """git's output; a failure is a GitError with git's own last word."""
-    try:
-        completed = subprocess.run(
-            ["git", f"--git-dir={git_dir}", *args], input=stdin, capture_output=True, check=False
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed (it reads SHA-256 repositories)") from None
-    if completed.returncode != 0:
-        told = completed.stderr.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {told[-1] if told else completed.returncode}")
-    return completed.stdout

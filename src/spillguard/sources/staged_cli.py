@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +47,7 @@ from spillguard.sources.diffparse import (
     run_diff_tree,
     starts_wide,
 )
+from spillguard.sources.gitcli import run_git
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 
 if TYPE_CHECKING:
@@ -114,16 +114,6 @@ class Staged:
         if is_lfs_pointer(self.small.get(file.new_id, b"")):
             return "LFS pointer"
         return None
-
-
-def run_git(*args: str, stdin: bytes = b"") -> bytes | None:
-    """git's output, or None when it fails or is not installed (the hook then takes the
-    libgit2 path)."""
-    try:
-        completed = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
-    except FileNotFoundError:
-        return None
-    return completed.stdout if completed.returncode == 0 else None
 
 
 def read_staged(paths: Sequence[str]) -> Staged | None:

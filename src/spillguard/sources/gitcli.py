@@ -1,0 +1,134 @@
+"""git's command line as every reader of ``sources`` runs it: the lowest module here.
+
+Each reader (history, pushes, staged changes, tags) runs git through these few
+helpers, and the selection of commits is turned into ``git rev-list`` arguments
+here once, so no reader imports another for them. It imports neither libgit2 nor
+the rules (a commit hook and the early listing of a history scan import it).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import TYPE_CHECKING
+
+from spillguard.core.errors import GitError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from spillguard.core.models import Selection
+
+#: How history scans list commits: no parent before its children, otherwise newest
+#: first (the order of libgit2's topological, time-sorted walk), with commit times.
+HISTORY_LISTING = ("rev-list", "--date-order", "--format=%ct")
+#: git maps as much of a pack as it reads (1 GiB windows), and its memory grew with the
+#: repository: listing 40,000 commits took 199 MB, with these 48 MB, in the same time.
+BOUNDED_PACK_MAPS = ("-c", "core.packedGitWindowSize=8m", "-c", "core.packedGitLimit=32m")
+
+
+def run_git(*args: str, stdin: bytes = b"") -> bytes | None:
+    """git's output, or None when it fails or is not installed (the caller decides
+    what that means: the hook takes the libgit2 path, a revision is unknown)."""
+    try:
+        completed = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
+    except FileNotFoundError:
+        return None
+    return completed.stdout if completed.returncode == 0 else None
+
+
+def git_output(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
+    """git's output in ``git_dir``; a failure is a GitError with git's own last word."""
+    try:
+        completed = subprocess.run(
+            ["git", f"--git-dir={git_dir}", *args], input=stdin, capture_output=True, check=False
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed (it reads SHA-256 repositories)") from None
+    if completed.returncode != 0:
+        told = completed.stderr.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {told[-1] if told else completed.returncode}")
+    return completed.stdout
+
+
+def git_dir_of(path: str) -> str:
+    found = run_git("-C", path, "rev-parse", "--absolute-git-dir")
+    if found is None:
+        raise GitError(f"{path}: not a git repository")
+    return found.decode().strip()
+
+
+def listed_ids(listed: bytes, *, since: float | None, until: float | None) -> list[str]:
+    """The ids ``HISTORY_LISTING`` printed, of commits made in ``[since, until)``.
+
+    git prints ``commit <id>`` and the commit time on the next line: three words a
+    commit, split at once rather than line by line (20,000 commits: 2 ms, not 7).
+    """
+    words = listed.decode().split()
+    ids = words[1::3]
+    if since is None and until is None:
+        return ids
+    times = map(int, words[2::3])
+    return [
+        commit
+        for commit, when in zip(ids, times, strict=True)
+        if (since is None or when >= since) and (until is None or when < until)
+    ]
+
+
+def revision_arguments(selection: Selection) -> list[str]:
+    """The selection as ``git rev-list`` arguments (a revision like an option is the
+    caller's to keep from git)."""
+    revisions = [f"refs/heads/{name}" for name in selection.branches]
+    revisions += ["--all"] if selection.all_refs else []
+    revisions += selection.revs
+    return revisions or ["HEAD"]
+
+
+def selected_ids(path: str, selection: Selection) -> list[str]:
+    """The selected commits' ids, children first (revisions are checked at the call)."""
+    git_dir = git_dir_of(path)
+    revisions = checked_revisions(git_dir, selection)
+    return history_ids(git_dir, revisions, since=selection.since, until=selection.until)
+
+
+def history_ids(
+    git_dir: str, revisions: Sequence[str], *, since: float | None, until: float | None
+) -> list[str]:
+    """``git rev-list --date-order REVISIONS`` (no parent before its children, otherwise
+    newest commit first: the order of libgit2's topological and time-sorted walk),
+    committed in ``[since, until)``."""
+    listed = git_output(git_dir, *HISTORY_LISTING, *revisions, "--")
+    return listed_ids(listed, since=since, until=until)
+
+
+def checked_revisions(git_dir: str, selection: Selection) -> list[str]:
+    """The selection's ``git rev-list`` arguments, each revision checked first, so a bad
+    one fails with a message that names it."""
+    for name in selection.branches:
+        if (
+            run_git(f"--git-dir={git_dir}", "rev-parse", "--verify", "-q", f"refs/heads/{name}")
+            is None
+        ):
+            raise GitError(f"no branch named {name!r}")
+    for rev in selection.revs:
+        bare = rev.removeprefix("^")
+        for side in bare.split("...", 1) if "..." in bare else bare.split("..", 1):
+            resolve(git_dir, side or "HEAD", "commit")
+    if not (selection.revs or selection.branches or selection.all_refs):
+        resolve(git_dir, "HEAD", "commit")
+    return revision_arguments(selection)
+
+
+def resolve(git_dir: str, rev: str, kind: str) -> str:
+    """The id of the ``kind`` (commit, tree) ``rev`` names; a GitError that names it."""
+    found = None
+    if not rev.startswith("-"):  # never an option to git
+        found = run_git(f"--git-dir={git_dir}", "rev-parse", "--verify", "-q", f"{rev}^{{{kind}}}")
+    if found is not None:
+        return found.decode().strip()
+    if (
+        rev in {"HEAD", "@"}
+        and run_git(f"--git-dir={git_dir}", "rev-parse", "-q", "--verify", "HEAD") is None
+    ):
+        raise GitError("the repository has no commits yet (HEAD is unborn)")
+    raise GitError(f"unknown revision {rev!r}")
