@@ -59,7 +59,7 @@ def items_of(repo: GitRepo, commit: str) -> tuple[list[SourceItem], list[SourceI
     """The commit's items by the libgit2 path and by the fast path."""
     opened = pygit2.Repository(str(repo.path))
     simple = list(iter_walked_commit(opened, opened[commit].peel(pygit2.Commit), max_size=1 << 20))
-    fast = list(gitdiff.iter_commits_fast(opened, [commit], max_size=1 << 20))
+    fast = list(gitdiff.iter_commits_fast(opened.path, [commit], max_size=1 << 20))
     return simple, fast
 
 

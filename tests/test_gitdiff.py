@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import subprocess
@@ -17,6 +18,7 @@ from spillguard.sources import gitdiff
 from spillguard.sources.commits import iter_walked_commit, text_added
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
+    BlobHeads,
     FileDiff,
     fragments,
     git_command,
@@ -56,7 +58,7 @@ def simple(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object
 
 def fast(repo: pygit2.Repository, commits: list[pygit2.Commit]) -> list[object]:
     ids = [str(commit.id) for commit in commits]
-    return list(gitdiff.iter_commits_fast(repo, ids, max_size=MAX_SIZE))
+    return list(gitdiff.iter_commits_fast(repo.path, ids, max_size=MAX_SIZE))
 
 
 def every_commit(path: Path) -> tuple[pygit2.Repository, list[pygit2.Commit]]:
@@ -158,7 +160,7 @@ def test_generated_history_takes_the_fast_path_for_plain_commits(generated, monk
     plain = [commit for commit in commits if len(commit.parent_ids) == 1][:50]
     expected = simple(repo, plain)
     looked_up: list[str] = []
-    monkeypatch.setattr(gitdiff, "_commit", lambda _, commit: looked_up.append(commit))
+    monkeypatch.setattr(gitdiff, "iter_commit", lambda _, commit, **__: looked_up.append(commit))
     assert fast(repo, plain) == expected
     assert looked_up == []
 
@@ -240,7 +242,11 @@ def test_git_sees_content_not_the_work_trees_attributes(awkward, monkeypatch, tm
     binary = {file.path.decode(): file.binary for file in diff.files}
     assert binary["notes.txt"] is False  # "-diff" would make it binary
     assert binary["blob.dat"] is True  # "diff" would make it text
-    assert gitdiff._commit_items(repo, diff, MAX_SIZE) is not None
+    heads = BlobHeads(command, env, MAX_SIZE)
+    try:
+        assert gitdiff._commit_items(diff, None, gitdiff._Blobs(heads, MAX_SIZE)) is not None
+    finally:
+        heads.close()
 
 
 def test_each_commit_alone_is_the_same(awkward) -> None:
@@ -255,13 +261,13 @@ def test_a_repository_attribute_file_turns_the_fast_path_off(tmp_path) -> None:
     repo.write("a.py", "x = 1\n")
     repo.commit()
     opened = pygit2.Repository(str(repo.path))
-    assert gitdiff.usable(opened)
+    assert gitdiff.usable(opened.path)
     info = repo.path / ".git" / "info"
     info.mkdir(exist_ok=True)
     (info / "attributes").write_text("*.py -diff\n")
-    assert not gitdiff.usable(opened)
+    assert not gitdiff.usable(opened.path)
     commits = list(select_commits(opened, Selection()))
-    chunk = list(gitdiff.iter_commit_chunk(opened, [str(c.id) for c in commits], max_size=10))
+    chunk = list(gitdiff.iter_commit_chunk(opened.path, [str(c.id) for c in commits], max_size=10))
     assert chunk == simple(opened, commits)
 
 
@@ -269,9 +275,9 @@ def test_without_git_on_path_the_simple_path_does_it_all(awkward, tmp_path) -> N
     repo, commits = every_commit(awkward.path)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PATH", str(tmp_path))
-        assert not gitdiff.usable(repo)
+        assert not gitdiff.usable(repo.path)
         ids = [str(commit.id) for commit in commits]
-        chunk = list(gitdiff.iter_commit_chunk(repo, ids, max_size=MAX_SIZE))
+        chunk = list(gitdiff.iter_commit_chunk(repo.path, ids, max_size=MAX_SIZE))
     assert chunk == simple(repo, commits)
 
 
@@ -321,13 +327,13 @@ def test_merges_are_the_same_item_for_item_and_mostly_git_s(merges, monkeypatch)
     resolution = f"b = 'both {KEY}'\nresolved = '{KEY}'\n"
     assert by_merges == {("merge of two, resolved by hand", resolution)}
     walked: list[str] = []
-    original = gitdiff.iter_walked_commit
+    original = gitdiff.iter_commit
 
-    def recording(repo: pygit2.Repository, commit: pygit2.Commit, **options: object) -> object:
-        walked.append(commit.message)
-        return original(repo, commit, **options)  # type: ignore[arg-type]
+    def recording(git_dir: str, commit: str, **options: object) -> object:
+        walked.append(repo[commit].message)
+        return original(git_dir, commit, **options)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(gitdiff, "iter_walked_commit", recording)
+    monkeypatch.setattr(gitdiff, "iter_commit", recording)
     assert fast(repo, commits) == expected
     # libgit2 pairs renames, so a commit with one takes its path; no merge does: a
     # merge's combined diff has only the files that differ from every parent
@@ -416,21 +422,21 @@ def test_random_merges_are_the_same_item_for_item(random_merges, monkeypatch) ->
     repo, commits = every_commit(random_merges)
     expected = simple(repo, commits)
     walked: list[str] = []
-    original = gitdiff.iter_walked_commit
+    original = gitdiff.iter_commit
 
-    def recording(repo: pygit2.Repository, commit: pygit2.Commit, **options: object) -> object:
-        walked.append(str(commit.id))
-        return original(repo, commit, **options)  # type: ignore[arg-type]
+    def recording(git_dir: str, commit: str, **options: object) -> object:
+        walked.append(commit)
+        return original(git_dir, commit, **options)  # type: ignore[arg-type]
 
     exact: list[tuple[str, bool]] = []
-    diffed = gitdiff._exact_changes
+    diffed = gitdiff._exact_items
 
-    def diffing(repo: pygit2.Repository, file: FileDiff, *args: object, **options: bool) -> object:
+    def diffing(file: FileDiff, *args: object) -> object:
         exact.append((file.new_id, file.binary))
-        return diffed(repo, file, *args, **options)  # type: ignore[arg-type]
+        return diffed(file, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(gitdiff, "iter_walked_commit", recording)
-    monkeypatch.setattr(gitdiff, "_exact_changes", diffing)
+    monkeypatch.setattr(gitdiff, "iter_commit", recording)
+    monkeypatch.setattr(gitdiff, "_exact_items", diffing)
     assert fast(repo, commits) == expected
     merges = {str(commit.id) for commit in commits if len(commit.parents) > 1}
     own = {
@@ -493,7 +499,24 @@ def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
     repo.git("update-ref", "refs/heads/main", tip)
     opened, commits = every_commit(repo.path)
     expected = simple(opened, commits)
-    assert fast(opened, commits) == expected
+    # A message that names its encoding is read as git shows it, re-encoded to UTF-8
+    # ("café"), where libgit2's bytes read as UTF-8 lose the "é".
+    recoded = next(c for c in commits if c.message_encoding == "ISO-8859-1")
+    assert recoded.raw_message == "caf\xe9\n".encode("latin-1")
+    info = next(
+        i.commit
+        for i in expected
+        if isinstance(i, Fragment) and i.commit and i.commit.id == str(recoded.id)
+    )
+    shown = dataclasses.replace(info, message="caf\xe9\n")
+    assert fast(opened, commits) == [
+        dataclasses.replace(item, commit=shown, text=shown.message)
+        if isinstance(item, Fragment) and item.commit == info and item.path == "<commit message>"
+        else dataclasses.replace(item, commit=shown)
+        if isinstance(item, Fragment) and item.commit == info
+        else item
+        for item in expected
+    ]
     fragments = [item for item in expected if _of_a_file(item)]
     assert len(fragments) == 6
     assert {fragment.commit.author for fragment in fragments if fragment.commit} >= {"Zoë", "Anne"}

@@ -121,7 +121,7 @@ def test_fast_path_matches_the_libgit2_path(history: GitRepo) -> None:
     commits = list(select_commits(repo, Selection(all_refs=True)))
     simple = [item for c in commits for item in iter_walked_commit(repo, c, max_size=1 << 20)]
     ids = [str(commit.id) for commit in commits]
-    assert list(gitdiff.iter_commits_fast(repo, ids, max_size=1 << 20)) == simple
+    assert list(gitdiff.iter_commits_fast(repo.path, ids, max_size=1 << 20)) == simple
     texts = [getattr(item, "text", "") for item in simple]
     assert sum(KEY in text for text in texts) == len(EXPECTED)
     # found in the decoded readings; the bytes readings (NULs between letters) add none

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
-from pygit2.enums import FileMode, RepositoryOpenFlag
+from pygit2.enums import DiffOption, FileMode, RepositoryOpenFlag
 
 from spillguard.core.decode import (
     LFS_POINTER_LIMIT,
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
 
 GITLINK_MODE = int(FileMode.COMMIT)
+# FORCE_TEXT: a `-diff` or `binary` attribute in .gitattributes must not hide a
+# file's lines from the scan; real binaries are recognised by content first.
+DIFF_FLAGS = DiffOption.FORCE_TEXT
 TREE_MODE = int(FileMode.TREE)
 
 
@@ -255,3 +258,17 @@ def file_at_head(repo: pygit2.Repository, path: str, max_size: int) -> bytes | N
         return None
     data: bytes = repo.odb.read(entry.id)[1]
     return data
+
+
+def diff_buffers(old: bytes | None, new: bytes) -> tuple[dict[int, bytes], list[int]]:
+    """The lines ``new`` adds to ``old`` (by new line number, with their newlines) and
+    where hunks that only remove lines removed them (the new line before each), in
+    libgit2's diff without context: git's command line diffs only objects and files."""
+    patch = pygit2.Patch.create_from(old, new, flag=DIFF_FLAGS, context_lines=0)
+    added = {
+        line.new_lineno: line.raw_content
+        for hunk in patch.hunks
+        for line in hunk.lines
+        if line.origin == "+"
+    }
+    return added, [hunk.new_start for hunk in patch.hunks if not hunk.new_lines]

@@ -107,7 +107,7 @@ def _branch(  # noqa: PLR0913, PLR0917 - one branch of one task
             f"{task.max_commits}"
         )
     result = run_scan(
-        iter_commit_chunk(repo, commits, max_size=config.max_file_size), config.ruleset
+        iter_commit_chunk(repo.path, commits, max_size=config.max_file_size), config.ruleset
     )
     errors = tuple(f"{error.rule}: {error.message}" for error in result.errors)
     failed = tuple(f"{skip.path}: {skip.reason}" for skip in result.skipped if skip.failed)

@@ -85,8 +85,10 @@ def _selected_commits(options: ScanOptions, listing: Listing | None) -> tuple[st
 
     git.bound_pack_memory()
     if listing is not None:
-        path = str(Path(options.repo).resolve())  # workers open it, perhaps cached by path
-        return path, listing.ids()
+        from spillguard.sources.gitcli import git_dir_of
+
+        ids = listing.ids()  # a bad revision fails first
+        return git_dir_of(options.repo), ids  # git in every worker reads this directory
     from spillguard.sources.history import select_commits
 
     repo = git.open_repository(options.repo)
@@ -124,19 +126,6 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
     from spillguard.sources.messages import selected_tags, tag_messages
 
     tags = tag_messages(options.repo, selected_tags(options.repo, _selection(options)))
-    if _sha256(options):
-        import itertools
-
-        from spillguard.sources.history_cli import iter_history_cli
-
-        items = iter_history_cli(options.repo, _selection(options), max_size=config.max_file_size)
-        return run_scan(
-            itertools.chain(items, tags),
-            config.ruleset,
-            on_finding=on_finding,
-            notices=config.notices,
-            stream=on_finding is not None,
-        )
     from spillguard.scanning.parallel import default_jobs, scan_commits
 
     repo_path, commits = _selected_commits(options, listing)

@@ -15,21 +15,16 @@ import dataclasses
 import os
 from typing import TYPE_CHECKING
 
-import pygit2
-from pygit2.enums import SortMode
-
 from spillguard import git
 from spillguard.configuration.loading import load_config
 from spillguard.core.errors import GitError, UsageError
 from spillguard.core.models import RefUpdate
 from spillguard.hooks.bypass import bypass_token_in
 from spillguard.scanning.run import run_scan
-from spillguard.sources.commits import iter_walked_commit
 from spillguard.sources.messages import tag_messages
-from spillguard.sources.received import tag_messages_of
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import TextIO
 
     from spillguard.configuration.config import Config
@@ -74,92 +69,15 @@ def framework_updates(environ: Mapping[str, str]) -> tuple[RefUpdate, ...] | Non
     return None
 
 
-def pushed_commits(
-    repo: pygit2.Repository, updates: Iterable[RefUpdate], remote: str | None
-) -> Iterator[tuple[pygit2.Commit, str]]:
-    """Each commit the push sends, once, oldest first, with the remote ref it goes to."""
-    known = list(_remote_tips(repo, remote))
-    known.extend(
-        git.resolve_commit(repo, u.old).id
-        for u in updates
-        if not git.is_zero_id(u.old) and _exists(repo, u.old)
-    )
-    seen: set[pygit2.Oid] = set()
-    for update in updates:
-        if git.is_zero_id(update.new):
-            continue  # a deletion sends no commit
-        walker = repo.walk(
-            git.resolve_commit(repo, update.new).id, SortMode.TOPOLOGICAL | SortMode.REVERSE
-        )
-        for oid in known:
-            walker.hide(oid)
-        for commit in walker:
-            if commit.id not in seen:
-                seen.add(commit.id)
-                yield commit, update.ref
-
-
-def _exists(repo: pygit2.Repository, rev: str) -> bool:
-    # The remote may hold commits this clone never fetched (before a force push).
-    try:
-        return repo.get(rev) is not None
-    except ValueError:
-        return False
-
-
-def _remote_tips(repo: pygit2.Repository, remote: str | None) -> Iterator[pygit2.Oid]:
-    if not remote:
-        return
-    prefix = f"refs/remotes/{remote}/"
-    for name in repo.references:
-        if name.startswith(prefix):
-            target = repo.references[name].peel()
-            if isinstance(target, pygit2.Commit):
-                yield target.id
-
-
 def _pushed_source(
-    repo: pygit2.Repository,
-    updates: Iterable[RefUpdate],
-    remote: str | None,
-    config: Config,
-    skipped: _Skipped,
-) -> Source:
-    for commit, ref in pushed_commits(repo, updates, remote):
-        if _bypassed(
-            str(commit.id), commit.raw_message.decode("utf-8", "replace"), config, skipped
-        ):
-            continue
-        yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=ref)
-    yield from tag_messages_of(repo, _pushed_tags(repo, updates))
-
-
-def _pushed_tags(
-    repo: pygit2.Repository, updates: Iterable[RefUpdate]
-) -> Iterator[tuple[pygit2.Tag, str]]:
-    """Every annotated tag the push sends (and each tag a tag names), with its ref.
-    The pre-commit framework names the pushed side by ref, not by id."""
-    for update in updates:
-        target = None if git.is_zero_id(update.new) else _named_object(repo, update.new)
-        while isinstance(target, pygit2.Tag):
-            yield target, update.ref
-            target = target.get_object()
-
-
-def _named_object(repo: pygit2.Repository, rev: str) -> pygit2.Object | None:
-    """The object ``rev`` names; None when it names none (the walk reports it)."""
-    try:
-        return repo.revparse_single(rev)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
-        return None
-
-
-def _pushed_source_cli(
     updates: Sequence[RefUpdate], remote: str | None, config: Config, skipped: _Skipped
 ) -> Source:
-    """``_pushed_source`` by git alone, for SHA-256 repositories."""
+    """The commits the push sends, once, oldest first, each with the remote ref it goes
+    to, read by git as history scans read them (SHA-1 and SHA-256 alike); then the
+    messages of the annotated tags it sends."""
     from spillguard.sources.gitcli import git_dir_of, run_git
-    from spillguard.sources.received_cli import iter_received, received_commits
+    from spillguard.sources.gitdiff import iter_commits_fast
+    from spillguard.sources.received_cli import received_commits
 
     git_dir = git_dir_of(".")
     # What the remote has: its tracking refs, and each remote sha this clone knows.
@@ -176,7 +94,12 @@ def _pushed_source_cli(
         for commit in received_commits(git_dir, updates, known)
         if not _bypassed(commit.info.id, commit.info.message, config, skipped)
     ]
-    yield from iter_received(git_dir, commits, max_size=config.max_file_size)
+    yield from iter_commits_fast(
+        git_dir,
+        [commit.info.id for commit in commits],
+        max_size=config.max_file_size,
+        refs={commit.info.id: commit.ref for commit in commits if commit.ref is not None},
+    )
     pushed = [(update.new, update.ref) for update in updates if not git.is_zero_id(update.new)]
     yield from tag_messages(git_dir, pushed)
 
@@ -214,16 +137,13 @@ def run_pre_push(  # noqa: PLR0913 - keyword-only options of one call
             raise UsageError("hook pre-push reads git's pre-push lines on stdin; git runs it")
         updates = parse_push_lines(stdin.read())
     remote = remote or environ.get("PRE_COMMIT_REMOTE_NAME")
-    repo: pygit2.Repository | None
     root: str | None
     try:
-        repo = git.open_from_environment()
-        root = repo.workdir
+        root = git.open_from_environment().workdir
     except GitError:
         if git.object_format(".") != "sha256":
             raise
-        # libgit2 cannot open SHA-256 repositories: git alone reads the push.
-        repo, root = None, git.work_tree_root(".")
+        root = git.work_tree_root(".")  # libgit2 cannot open SHA-256 repositories
     config = load_config(
         root=root,
         config_path=config_path,
@@ -236,9 +156,6 @@ def run_pre_push(  # noqa: PLR0913 - keyword-only options of one call
     )
     # Filled while the scan runs: run_scan reads notices once the items are consumed.
     skipped = _Skipped(notices=list(config.notices))
-    if repo is None:
-        items = _pushed_source_cli(updates, remote, config, skipped)
-    else:
-        items = _pushed_source(repo, updates, remote, config, skipped)
+    items = _pushed_source(updates, remote, config, skipped)
     result = run_scan(items, config.ruleset, notices=skipped.notices)
     return dataclasses.replace(result, bypassed=tuple(skipped.commits)), config

@@ -168,10 +168,10 @@ def _commit_items(
         )
     ]
     max_size = config.max_file_size
-    if usable(repo):
+    if usable(repo.path):
         refs = {str(each.commit.id): each.ref for each in kept}
         commits = [str(each.commit.id) for each in kept]
-        yield from iter_commits_fast(repo, commits, max_size=max_size, refs=refs)
+        yield from iter_commits_fast(repo.path, commits, max_size=max_size, refs=refs)
         return
     for each in kept:
         yield from iter_walked_commit(repo, each.commit, max_size=max_size, ref=each.ref)
@@ -202,11 +202,8 @@ def scan_push_cli(
 ) -> PushScan:
     """``scan_push`` by git alone, for SHA-256 repositories (libgit2 cannot open them)."""
     from spillguard.scanning.run import run_scan
-    from spillguard.sources.received_cli import (
-        iter_received,
-        iter_tagged_objects,
-        received_commits,
-    )
+    from spillguard.sources.gitdiff import iter_commits_fast
+    from spillguard.sources.received_cli import iter_tagged_objects, received_commits
 
     progress = _Progress(deadline=deadline, clock=clock)
     refs = _updated_refs(updates)
@@ -221,7 +218,12 @@ def scan_push_cli(
             )
         ]
         items = itertools.chain(
-            iter_received(git_dir, kept, max_size=config.max_file_size),
+            iter_commits_fast(
+                git_dir,
+                [each.info.id for each in kept],
+                max_size=config.max_file_size,
+                refs={each.info.id: each.ref for each in kept if each.ref is not None},
+            ),
             iter_tagged_objects(git_dir, updates, max_size=config.max_file_size),
         )
         result = run_scan(

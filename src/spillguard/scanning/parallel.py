@@ -113,7 +113,7 @@ def _repository(path: str) -> pygit2.Repository:
 
 
 def _commit_items(repo_path: str, max_size: int, commits: Sequence[str]) -> Source:
-    return iter_commit_chunk(_repository(repo_path), commits, max_size=max_size)
+    return iter_commit_chunk(repo_path, commits, max_size=max_size, opened=_repository)
 
 
 def _judge_chunk(job: _Job, part: Sequence[Any], scanner: Scanner) -> Tally:

@@ -30,22 +30,26 @@ such a mark is diffed as its bytes too, since the mark alone proves nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pygit2
-from pygit2.enums import DeltaStatus, DiffFind, DiffOption
+from pygit2.enums import DeltaStatus, DiffFind
 
 from spillguard import git
 from spillguard.core.decode import (
-    as_utf8,
     is_binary,
-    printable_runs,
-    runs_by_line,
     skipped,
     wide_encoding,
 )
 from spillguard.core.models import CommitInfo, CommitWalked
+from spillguard.sources.blobdiff import (
+    AddedLines,
+    Diff,
+    bytes_added,
+    changes,
+    runs_added,
+    text_added,
+)
 from spillguard.sources.diffparse import (
     REGULAR_MODES,
     carried_lines,
@@ -60,12 +64,7 @@ if TYPE_CHECKING:
 
     from spillguard.sources import Source
 
-#: Lines of one file a commit adds: new line number -> raw line (with its newline).
-AddedLines = dict[int, bytes]
-
-# FORCE_TEXT: a `-diff` or `binary` attribute in .gitattributes must not hide a
-# file's lines from the scan; real binaries are recognised by content first.
-DIFF_FLAGS = DiffOption.FORCE_TEXT
+DIFF_FLAGS = git.DIFF_FLAGS
 # A deleted file adds nothing; a conflicted one cannot be committed as it is.
 _NOTHING_ADDED = frozenset({DeltaStatus.DELETED, DeltaStatus.CONFLICTED})
 
@@ -191,43 +190,11 @@ def _file_lines(
     return added, _carried(data, added), delta.old_file.path, removed_after
 
 
-def changes(old: bytes | None, new: bytes) -> tuple[AddedLines, list[int]]:
-    """``text_changes``, or of a binary the printable runs it adds (nothing removed)."""
-    if is_binary(new):
-        return runs_added(old, new), []
-    return text_changes(old, new)
-
-
 def _carried(data: bytes, added: AddedLines) -> AddedLines:
     """``carried_lines``; of a binary, the printable runs it does not add."""
     if not is_binary(data):
         return carried_lines(data, added)
     return {n: line for n, line in runs_added(None, data).items() if n not in added}
-
-
-#: A way to find the lines one version of a blob adds to another (``diffs_for``).
-Diff = Callable[[bytes | None, bytes], AddedLines]
-
-
-def diffs_for(data: bytes) -> tuple[Diff, ...]:
-    """How the lines a blob adds are found, one diff per reading (``decode.readings``):
-    a binary's printable runs; text decoded from UTF-16/32 after a byte order mark,
-    and as its bytes too; any other text as it is."""
-    if is_binary(data):
-        return (runs_added,)
-    return (text_added, bytes_added) if wide_encoding(data) else (text_added,)
-
-
-def bytes_added(old: bytes | None, new: bytes) -> AddedLines:
-    """``text_added`` of the bytes as they are, whatever byte order mark opens them."""
-    return text_added(old, new, as_bytes=True)
-
-
-def runs_added(old: bytes | None, new: bytes) -> AddedLines:
-    """The printable runs of binary content ``new`` that ``old`` does not hold, on their
-    lines: a binary has no lines to diff, but the text it carries is judged."""
-    known = frozenset(run for _, run in printable_runs(old)) if old else frozenset()
-    return runs_by_line(printable_runs(new), known)
 
 
 def tree_diff(old: pygit2.Tree | None, new: pygit2.Tree) -> pygit2.Diff:
@@ -278,69 +245,6 @@ def _entry(tree: pygit2.Tree, path: str) -> pygit2.Object | None:
 def same_blob(tree: pygit2.Tree, path: str, object_id: pygit2.Oid) -> bool:
     entry = _entry(tree, path)
     return entry is not None and entry.id == object_id
-
-
-def _patch_added(patch: pygit2.Patch) -> AddedLines:
-    return {
-        line.new_lineno: line.raw_content
-        for hunk in patch.hunks
-        for line in hunk.lines
-        if line.origin == "+"
-    }
-
-
-def text_added(old: bytes | None, new: bytes, *, as_bytes: bool = False) -> AddedLines:
-    """The lines ``new`` adds to ``old``, as ``git diff -U0`` finds them: libgit2's
-    diff of the two after git's trim of their common tail; when either side is
-    UTF-16/32 text (a byte order mark), both are compared as UTF-8 text, unless
-    ``as_bytes`` (the bytes reading of such text)."""
-    return text_changes(old, new, as_bytes=as_bytes)[0]
-
-
-def text_changes(
-    old: bytes | None, new: bytes, *, as_bytes: bool = False
-) -> tuple[AddedLines, list[int]]:
-    """``text_added``, and where the hunks that only remove lines removed them (the new
-    line before each, as ``git diff -U0`` numbers them)."""
-    if not as_bytes and (wide_encoding(new) or (old is not None and wide_encoding(old))):
-        old = None if old is None else as_utf8(old)
-        new = as_utf8(new)
-    if old is not None:
-        old, new = trim_common_tail(old, new)
-    patch = pygit2.Patch.create_from(old, new, flag=DIFF_FLAGS, context_lines=0)
-    removed_after = [hunk.new_start for hunk in patch.hunks if not hunk.new_lines]
-    return _patch_added(patch), removed_after
-
-
-#: git compares the files' tails in blocks of this many bytes.
-_TAIL_BLOCK = 1024
-
-
-def trim_common_tail(old: bytes, new: bytes) -> tuple[bytes, bytes]:
-    """Both texts without the whole lines of the tail they share, as git trims it
-    before a diff without context (``trim_common_tail`` in git's xdiff-interface.c).
-
-    Whole 1024-byte blocks from the end are cut while they are equal, then the cut
-    moves forward past the first newline, so only whole shared lines go. What goes
-    cannot be a change, but it can move one: a run of added lines that the full
-    texts would let slide down into the shared tail stays above it. The history
-    fast path asks git for diffs without context, which git trims; every other diff
-    is trimmed here the same way, so all paths place added lines alike.
-    """
-    trimmed = 0
-    limit = min(len(old), len(new))
-    while trimmed + _TAIL_BLOCK <= limit and (
-        old[len(old) - trimmed - _TAIL_BLOCK : len(old) - trimmed]
-        == new[len(new) - trimmed - _TAIL_BLOCK : len(new) - trimmed]
-    ):
-        trimmed += _TAIL_BLOCK
-    if not trimmed:
-        return old, new
-    newline = old.find(b"\n", len(old) - trimmed)
-    if newline < 0:
-        return old, new  # no whole line to cut
-    cut = len(old) - newline - 1
-    return old[: len(old) - cut], new[: len(new) - cut]
 
 
 def also_added_against(  # noqa: PLR0913 - one file of a merge, and how it is read

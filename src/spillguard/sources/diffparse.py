@@ -150,13 +150,13 @@ _HEADER_LENGTHS = frozenset({41, 65, 82, 130})  # one or two SHA-1 or SHA-256 id
 _SECTION_TAGS = frozenset({b":", b"d", b"B"})
 
 
-def plain_text(file: FileDiff) -> bool:
-    """A regular file git diffed as text, without a NUL in a changed line (UTF-16/32
+def plain_text(file: FileDiff, modes: frozenset[int] = REGULAR_MODES) -> bool:
+    """A regular file (of ``modes``) git diffed as text, without a NUL in a changed line (UTF-16/32
     text, which git splits on bytes: libgit2 diffs it decoded) nor a byte order mark
     opening an added first line (its text is read both ways), and not a mode-only
     change: git's added lines for it are the simple path's."""
     return (
-        file.new_mode in REGULAR_MODES
+        file.new_mode in modes
         and not (file.binary or file.unsure)
         and file.old_id != file.new_id
         and not starts_wide(file.added)
@@ -630,6 +630,12 @@ class BlobHeads:
 
     def head(self, blob: str) -> bytes | None:
         """The blob's first bytes; None when git has no such blob (or stopped)."""
+        found = self.read(blob)
+        return None if found is None else found[1]
+
+    def read(self, blob: str, limit: int | None = None) -> tuple[int, bytes] | None:
+        """The blob's size and first bytes (``limit`` of them, by default the size given
+        at the start); None when git has no such blob (or stopped)."""
         if self._git is None:
             self._git = subprocess.Popen(
                 [*self._command, "cat-file", "--batch"],
@@ -650,9 +656,9 @@ class BlobHeads:
         if len(header) != len(("id", "type", "size")):
             return None  # "<id> missing", or git stopped
         total = int(header[2])
-        head = told.read(min(total, self._size))
+        head = told.read(min(total, self._size if limit is None else limit))
         _discard(told, total - len(head) + 1)  # the rest, and its newline
-        return head
+        return total, head
 
     def close(self) -> None:
         if self._git is not None:

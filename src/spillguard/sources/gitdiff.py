@@ -1,32 +1,33 @@
-"""The lines commits add, read from ``git diff-tree``: the fast path under history scans.
+"""The lines commits add, read from ``git diff-tree``: the one reader of commits.
 
-git produces the diffs of many commits several times faster than libgit2 does. This
-module runs one ``git diff-tree --stdin`` over a batch of commits and turns its
-output into exactly the Fragments and Skipped items that ``sources.commits`` yields
-for each commit. A merge comes as git's combined diff: only the files that differ
-from every parent (a file the merge took from one of them as it is adds nothing),
-and in each the lines every parent lacks, which is what the simple path keeps of its
-diffs against each parent; a clean merge costs git no diff at all. Wherever git's
-view could differ from libgit2's, the commit (or the file) goes through
-``sources.commits`` instead:
+History scans, pushes (pre-receive and pre-push) and the audit read commits here, in
+SHA-1 and SHA-256 repositories alike. One ``git diff-tree --stdin`` diffs a batch of
+commits and its output becomes the Fragments and Skipped items of each commit. A
+merge comes as git's combined diff: only the files that differ from every parent (a
+file the merge took from one of them as it is adds nothing), and in each the lines
+every parent lacks; a clean merge costs git no diff at all. Where one reading of
+that output could be wrong, the commit is read again by git on its own
+(``received_cli.iter_commit``: renames as ``git log -M`` pairs them, type changes,
+text git calls binary, NUL lines, quoted paths, merges' new files):
 
-- commits that add and delete files or change a file's type (libgit2 may pair them
-  as renames), merges with a file new to the first parent (it could be paired with
-  one the first parent's diff deletes), and merges when git is older than 2.31 (no
+- commits that add and delete files or change a file's type (a rename is possible),
+  merges with a file new to the first parent (it could be paired with one the first
+  parent's diff deletes), and merges when git is older than 2.31 (no
   ``--diff-merges``);
-- files git calls binary (``sources.commits`` judges only the new side's content),
-  files with a NUL in a changed line or a byte order mark opening an added first
-  line (UTF-16/32 text is diffed decoded, and as bytes), and mode-only changes;
-- paths git has to quote (control characters, quotes, backslashes).
+- files git calls binary that are not binaries within the size limit, files with a
+  NUL in a changed line or a byte order mark opening an added first line (UTF-16/32
+  text is diffed decoded, and as bytes), and mode-only changes;
+- paths git has to quote (control characters, quotes, backslashes), and commits with
+  an encoding header (git re-encodes their message).
 
 git runs with everything that could colour its diff switched off: no attributes (an
 empty work tree and index, no attribute files), no replace refs, no external diff or
-textconv, the plain Myers algorithm without the indent heuristic, as libgit2 diffs.
-It calls files over the size limit binary (``core.bigFileThreshold``), so a text
-diff from git is of a file that is neither large nor binary; binaries are judged by
-their printable runs, read through one ``git cat-file`` for the chunk, and larger
-text, symlinks, submodules and files that might be LFS pointers are decided by
-libgit2 on the same blobs as the simple path.
+textconv, the plain Myers algorithm without the indent heuristic. It calls files over
+the size limit binary (``core.bigFileThreshold``), so a text diff from git is of a
+file that is neither large nor binary; binaries are judged by their printable runs,
+and blobs are read through one ``git cat-file`` for the chunk. libgit2
+(``sources.commits``) reads commits only where git cannot: not installed, or a
+repository attribute file git would apply.
 """
 
 from __future__ import annotations
@@ -39,24 +40,26 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pygit2
-
-from spillguard import git
-from spillguard.core.decode import is_binary, printable_runs, runs_by_line, skipped, wide_encoding
+from spillguard.core.decode import (
+    LARGE_BINARY,
+    LFS_POINTER_LIMIT,
+    SNIFF_BYTES,
+    is_binary,
+    is_lfs_pointer,
+    printable_runs,
+    runs_by_line,
+    skipped,
+    unread_reason,
+    wide_encoding,
+)
 from spillguard.core.errors import GitError
 from spillguard.core.models import CommitWalked, Skipped
-from spillguard.sources.commits import (
-    also_added_against,
-    bytes_added,
-    changes,
-    commit_info,
-    iter_walked_commit,
-    runs_added,
-    text_added,
-)
+from spillguard.git import is_zero_id
+from spillguard.sources.blobdiff import bytes_added, changes
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
     DIFF_TREE,
+    EMPTY_TREE,
     MERGE_LOG,
     REGULAR_MODES,
     BlobHeads,
@@ -68,6 +71,8 @@ from spillguard.sources.diffparse import (
 from spillguard.sources.gitcli import run_git
 from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
+from spillguard.sources.received_cli import iter_commit
+from spillguard.sources.staged_cli import empty_tree_id
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
 _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size ")
@@ -75,29 +80,36 @@ _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size
 #: extension lines (80 or more each), an oid line (76) and a size line (7 or more).
 _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 
+#: A gitlink (a submodule's commit) and a symlink (its target's text), by mode.
+GITLINK_MODE = 0o160000
+SYMLINK_MODE = 0o120000
+#: Modes whose blobs git diffs as text the simple path judges as text.
+_TEXT_MODES = REGULAR_MODES | {SYMLINK_MODE}
+
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
+
+    import pygit2
 
     from spillguard.core.decode import Run
     from spillguard.core.models import CommitInfo
     from spillguard.sources import Source, SourceItem
-    from spillguard.sources.commits import Diff
     from spillguard.sources.diffparse import CommitDiff, FileDiff
 
 
-def usable(repo: pygit2.Repository) -> bool:
+def usable(git_dir: str) -> bool:
     """False without git on PATH, or when a repository-wide attribute file could
     make git's diff differ."""
     if shutil.which("git") is None:
         return False
-    git_dir = Path(repo.path)
-    common = git_dir / "commondir"  # a linked work tree shares the main one's info/
-    shared = git_dir / common.read_text().strip() if common.is_file() else git_dir
-    return not any((where / "info" / "attributes").exists() for where in (git_dir, shared))
+    where = Path(git_dir)
+    common = where / "commondir"  # a linked work tree shares the main one's info/
+    shared = where / common.read_text().strip() if common.is_file() else where
+    return not any((place / "info" / "attributes").exists() for place in (where, shared))
 
 
 def iter_commits_fast(
-    repo: pygit2.Repository,
+    git_dir: str,
     commits: Sequence[str],
     *,
     max_size: int,
@@ -107,11 +119,17 @@ def iter_commits_fast(
     them; ``refs`` names the ref each commit's fragments come with (a push's).
 
     git diffs every commit, a merge as its combined diff (where git can), in a git of
-    its own that runs beside the commits' while Python judges what both wrote; libgit2
-    takes every commit, and every file, git's diff could get wrong.
+    its own that runs beside the commits' while Python judges what both wrote. A
+    commit whose diff needs more than one reading of git's output (possible renames,
+    type changes, text git calls binary, quoted paths...) is read again by git, alone,
+    with renames found as ``git log -M`` finds them (``received_cli.iter_commit``).
+    SHA-1 and SHA-256 repositories alike: nothing here needs libgit2.
     """
+    git_dir = str(Path(git_dir).resolve())  # git runs from a scratch directory
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch, ExitStack() as running:
-        command, env = git_command(repo.path, scratch, max_size=max_size)
+        empty = EMPTY_TREE if not commits or len(commits[0]) == len(EMPTY_TREE) else None
+        empty = empty or empty_tree_id(git_dir)
+        command, env = git_command(git_dir, scratch, empty, max_size=max_size)
         ids = "".join(f"{commit}\n" for commit in commits).encode()
         diffs = GitDiffs([*command, *DIFF_TREE, COMMIT_FORMAT], env, ids, scratch, "commits")
         running.callback(diffs.close)
@@ -122,18 +140,16 @@ def iter_commits_fast(
             merged = iter(merges)
         heads = BlobHeads(command, env, max_size)
         running.callback(heads.close)
-        binaries = _Binaries(repo, heads, max_size)
+        blobs = _Blobs(heads, max_size)
         ordered = iter(diffs)
         for commit in commits:
             ref = None if refs is None else refs.get(commit)
             diff: CommitDiff | None = _next(ordered, commit)
             if diff is not None and len(diff.parents) > 1:
                 diff = None if merged is None else _next(merged, commit)
-            items = None if diff is None else _commit_items(repo, diff, max_size, ref, binaries)
+            items = None if diff is None else _commit_items(diff, ref, blobs)
             if items is None:
-                yield from iter_walked_commit(
-                    repo, _commit(repo, commit), max_size=max_size, ref=ref
-                )
+                yield from iter_commit(git_dir, commit, max_size=max_size, ref=ref)
             else:
                 yield CommitWalked(commit=commit)
                 yield from items
@@ -147,125 +163,123 @@ def _next(diffs: Iterator[CommitDiff], commit: str) -> CommitDiff:
 
 
 #: git gives merges' combined diffs by ``--diff-merges`` from 2.31 on; older ones are
-#: left to libgit2 (the tests check both ways).
+#: left to the commit-by-commit reading (the tests check both ways).
 _COMBINED_SINCE = (2, 31)
 
 
 @functools.cache
 def combined_merges() -> bool:
-    """Whether this git gives merges' combined diffs (else libgit2 diffs merges)."""
+    """Whether this git gives merges' combined diffs (else merges are read one by one)."""
     found = re.search(rb"(\d+)\.(\d+)", run_git("version") or b"")
     return found is not None and tuple(map(int, found.groups())) >= _COMBINED_SINCE
 
 
-def _commit(repo: pygit2.Repository, commit: str) -> pygit2.Commit:
-    return repo[commit].peel(pygit2.Commit)
-
-
-def _commit_items(
-    repo: pygit2.Repository,
-    diff: CommitDiff,
-    max_size: int,
-    ref: str | None = None,
-    binaries: _Binaries | None = None,
-) -> list[SourceItem] | None:
-    """The commit's items, or None when only the simple path gives the exact answer."""
+def _commit_items(diff: CommitDiff, ref: str | None, blobs: _Blobs) -> list[SourceItem] | None:
+    """The commit's items, or None when git's output alone does not give the exact answer."""
     statuses = {file.status for file in diff.files}
     merge = len(diff.parents) > 1
     # A merge's entries are the files that differ from every parent, with their status
-    # against the first: one added there could be a file the simple path pairs as a
-    # rename with one the first parent's diff deletes (which no entry shows).
+    # against the first: one added there could be a file the first parent's diff
+    # deletes, paired as a rename.
     if not statuses <= ({"M", "D"} if merge else {"A", "M", "D"}) or {"A", "D"} <= statuses:
         return None  # possible renames or type changes
-    # A merge's sections are only its files with lines to show (``--cc``).
-    if diff.strays if merge else diff.sections != len(diff.files):
+    # A merge's sections are only its files with lines to show (``--cc``); without an
+    # info, the commit names an encoding, and git re-encodes its message as it shows it.
+    if (diff.strays if merge else diff.sections != len(diff.files)) or diff.info is None:
         return None
-    info = diff.info or commit_info(_commit(repo, diff.commit))
-    # A merge's lines are its own only where no other parent has them either.
-    others = _OtherParents(repo, diff.parents[1:])
+    info = diff.info
     items: list[SourceItem] = [*commit_message(info, ref)]
     for file in diff.files:
         if file.status == "D":
             continue
-        if file.path.startswith(b'"'):
-            return None  # a quoted path: let pygit2 name it
-        try:
-            path = file.path.decode("utf-8")
-        except UnicodeDecodeError:
+        # a quoted path: the commit is read file by file
+        path = None if file.path.startswith(b'"') else _utf8(file.path)
+        found = None if path is None else _file_items(file, path, info, ref, merge, blobs)
+        if found is None:
             return None
-        items.extend(
-            _file_items(repo, file, path, info, max_size, ref=ref, others=others, binaries=binaries)
-        )
+        items.extend(found)
         file.added = {}  # in its fragments now: a commit of many files holds each once
     return items
 
 
-class _OtherParents:
-    """The trees of a merge's parents after the first, looked up on first need: most
-    merges' files need git's combined diff alone."""
+def _file_items(  # noqa: PLR0913, PLR0917 - one file of one commit, and where it goes
+    file: FileDiff, path: str, info: CommitInfo, ref: str | None, merge: bool, blobs: _Blobs
+) -> list[SourceItem] | None:
+    """The file's items; None when the commit has to be read file by file (content
+    git's diff does not show as the simple path reads it, a blob git lacks).
 
-    def __init__(self, repo: pygit2.Repository, parents: Sequence[str]) -> None:
-        self._repo = repo
-        self.parents = parents
-        self._trees: tuple[pygit2.Tree, ...] | None = None
+    A symlink's target is text, diffed as such; a submodule is left out.
+    """
+    if file.new_mode == GITLINK_MODE:
+        return [skipped(path, "submodule", info.id)]
+    runs = None if merge else blobs.runs_added(file)
+    if runs is not None:
+        return list(fragments(path, runs, info, ref))
+    if not plain_text(file, _TEXT_MODES):
+        return None if merge else _exact_items(file, path, info, ref, blobs)
+    if _may_be_lfs_pointer(file):
+        data = blobs.small(file.new_id)
+        if data is None:
+            return None
+        if is_lfs_pointer(data):
+            # git diffed it as text: not binary, so only a pointer file could be left out.
+            return [Skipped(path=path, reason="LFS pointer", commit=info.id)]
+    added = _text_added(file, merge, blobs)
+    return None if added is None else list(fragments(path, added, info, ref))
 
-    def trees(self) -> tuple[pygit2.Tree, ...]:
-        if self._trees is None:
-            self._trees = tuple(_commit(self._repo, parent).tree for parent in self.parents)
-        return self._trees
+
+def _exact_items(
+    file: FileDiff, path: str, info: CommitInfo, ref: str | None, blobs: _Blobs
+) -> list[SourceItem] | None:
+    """A file git's diff does not show as the simple path reads it (text git calls
+    binary, UTF-16/32 text, a NUL in a changed line, a mode-only change): both of its
+    versions diffed in memory (``sources.blobdiff``), the UTF-16/32 text as its
+    decoded text and as its bytes; None if git lacks a blob."""
+    new = blobs.content(file.new_id)
+    old = (None, b"") if is_zero_id(file.old_id) else blobs.content(file.old_id, whole=True)
+    if new is None or old is None:
+        return None
+    reason, data = new
+    if reason is not None:
+        return [skipped(path, reason, info.id)]
+    base = None if is_zero_id(file.old_id) else old[1]
+    added, removed_after = changes(base, data)
+    extra = bytes_added(base, data) if wide_encoding(data) else {}
+    if not is_binary(data) and (removed_after or may_touch_block(added)):
+        added = with_touched_blocks(added, data, removed_after)
+    return [*fragments(path, added, info, ref), *fragments(path, extra, info, ref)]
 
 
-def _file_items(  # noqa: PLR0913 - one file of one commit, and where it goes
-    repo: pygit2.Repository,
-    file: FileDiff,
-    path: str,
-    info: CommitInfo,
-    max_size: int,
-    *,
-    ref: str | None,
-    others: _OtherParents,
-    binaries: _Binaries | None,
-) -> Iterable[SourceItem]:
-    """The file's items; ``others``, a merge's other parents.
+def _utf8(path: bytes) -> str:
+    """A path as libgit2 names it: UTF-8, other bytes kept as surrogates (reports
+    show them as ``\\xNN`` and give the bytes)."""
+    return path.decode("utf-8", "surrogateescape")
+
+
+def _text_added(file: FileDiff, merge: bool, blobs: _Blobs) -> dict[int, bytes] | None:
+    """A text file's added lines, as the simple path finds them; None if a blob is missing.
 
     A merge's file is one that differs from every parent, and git's combined diff kept
     only the lines no parent has, as the simple path does pair by pair; it calls the
     file text when no side has a NUL in its first bytes, which no binary blob lacks,
     but it ends a last line that has no newline with one, so a file whose last line is
-    the merge's is read.
+    the merge's is read. A merge's removals are not shown by git's combined diff: the
+    simple path drops them too.
     """
-    new_id = pygit2.Oid(hex=file.new_id)
-    runs = None if binaries is None or others.parents else binaries.runs_added(file)
-    if runs is not None:
-        return fragments(path, runs, info, ref)
-    data = None
-    extra: dict[int, bytes] = {}  # the bytes reading of UTF-16/32 text (decode.readings)
-    # A merge's removals are not shown by git's combined diff: the simple path drops them.
-    removed_after = [] if others.parents else file.removed_after
-    if not plain_text(file):
-        reason, data = git.skip_reason(repo, new_id, file.new_mode, max_size)
-        if reason is not None:
-            return (skipped(path, reason, info.id),)
-        added, removed = _exact_changes(repo, file, new_id)
-        removed_after = [] if others.parents else removed
-        primary = runs_added if is_binary(data) else text_added
-        for tree in others.trees():
-            added = also_added_against(repo, tree, path, new_id, added, diff=primary)
-        if wide_encoding(data):
-            extra = _exact_added(repo, file, path, others.trees(), diff=bytes_added)
-    elif _may_be_lfs_pointer(file) and git.is_lfs_pointer_blob(repo, new_id):
-        # git diffed it as text: not binary, so only a pointer file could be left out.
-        return (Skipped(path=path, reason="LFS pointer", commit=info.id),)
-    else:
-        added = file.added
-        if others.parents and added and max(added) >= file.lines:
-            data = repo.odb.read(new_id)[1]
-            added = _without_missing_newline(added, data)
-    binary = data is not None and is_binary(data)  # its lines are its printable runs
-    if not binary and (removed_after or may_touch_block(added)):
-        whole = repo.odb.read(new_id)[1] if data is None else data
+    added = file.added
+    removed_after = [] if merge else file.removed_after
+    whole = None
+    if merge and added and max(added) >= file.lines:
+        whole = blobs.whole(file.new_id)
+        if whole is None:
+            return None
+        added = _without_missing_newline(added, whole)
+    if removed_after or may_touch_block(added):
+        whole = blobs.whole(file.new_id) if whole is None else whole
+        if whole is None:
+            return None
         added = with_touched_blocks(added, whole, removed_after)
-    return [*fragments(path, added, info, ref), *fragments(path, extra, info, ref)]
+    return added
 
 
 def _without_missing_newline(added: dict[int, bytes], data: bytes) -> dict[int, bytes]:
@@ -278,13 +292,12 @@ def _without_missing_newline(added: dict[int, bytes], data: bytes) -> dict[int, 
     return added
 
 
-class _Binaries:
-    """The printable runs of the blobs git called binary (and of their old versions),
-    each read once by the chunk's ``git cat-file`` (``BlobHeads``): libgit2 would
-    rebuild every version of a large binary from its pack."""
+class _Blobs:
+    """Blobs of the chunk, each read by its one ``git cat-file`` (``BlobHeads``): the
+    printable runs of those git called binary (and of their old versions), and whole
+    text files where a merge's last line or a PEM block needs them."""
 
-    def __init__(self, repo: pygit2.Repository, heads: BlobHeads, max_size: int) -> None:
-        self._repo = repo
+    def __init__(self, heads: BlobHeads, max_size: int) -> None:
         self._heads = heads
         self._max_size = max_size
         self._runs: dict[str, tuple[bool, list[Run]] | None] = {}
@@ -296,26 +309,50 @@ class _Binaries:
         if not file.binary or file.new_mode not in REGULAR_MODES:
             return None
         new = self._blob_runs(file.new_id)
-        old = (False, []) if git.is_zero_id(file.old_id) else self._blob_runs(file.old_id)
+        old = (False, []) if is_zero_id(file.old_id) else self._blob_runs(file.old_id)
         if new is None or not new[0] or old is None:
             return None
         return runs_by_line(new[1], frozenset(run for _, run in old[1]))
 
+    def whole(self, blob: str) -> bytes | None:
+        """All of a text blob git diffed; None if git has none."""
+        found = self.content(blob, whole=True)
+        return None if found is None else found[1]
+
+    def small(self, blob: str) -> bytes | None:
+        """A blob small enough to be an LFS pointer, else b""; None if git has none."""
+        found = self._heads.read(blob)
+        if found is None:
+            return None
+        return found[1] if found[0] < LFS_POINTER_LIMIT else b""
+
+    def content(self, blob: str, *, whole: bool = False) -> tuple[str | None, bytes] | None:
+        """Why the blob is left out (``decode.unread_reason``) or None, and its content
+        (all of it, however large, with ``whole``); None when git has no such blob.
+        A binary over the size limit is known by its first bytes, never read whole."""
+        found = self._heads.read(blob)
+        if found is None:
+            return None
+        size, data = found
+        if size > len(data):
+            if not whole and len(data) >= SNIFF_BYTES and is_binary(data):
+                return LARGE_BINARY, b""
+            found = self._heads.read(blob, size)
+            if found is None:
+                return None
+            data = found[1]
+        reason = None if whole else unread_reason(data, self._max_size)
+        return (reason, b"") if reason is not None else (None, data)
+
     def _blob_runs(self, blob: str) -> tuple[bool, list[Run]] | None:
         """Whether the blob is binary, and its printable runs; None for a blob over the
-        size limit or missing (left for ``skip_reason`` to judge or report)."""
+        size limit or missing (the commit is then read file by file)."""
         if blob not in self._runs:
-            head = self._heads.head(blob) if self._within_limit(blob) else None
+            found = self._heads.read(blob)
+            within = found is not None and found[0] <= self._max_size
             # Only the digest is kept: memory holds one blob at a time.
-            self._runs[blob] = None if head is None else _binary_runs(head)
+            self._runs[blob] = _binary_runs(found[1]) if within and found else None
         return self._runs[blob]
-
-    def _within_limit(self, blob: str) -> bool:
-        """A blob skip_reason would read (a missing one is left for it to report)."""
-        try:
-            return self._repo.odb.read_header(pygit2.Oid(hex=blob))[1] <= self._max_size
-        except KeyError:
-            return False
 
 
 def _binary_runs(data: bytes) -> tuple[bool, list[Run]]:
@@ -331,39 +368,26 @@ def _may_be_lfs_pointer(file: FileDiff) -> bool:
     return all(line.startswith(_POINTER_PREFIXES) for line in file.added.values())
 
 
-def _exact_changes(
-    repo: pygit2.Repository, file: FileDiff, new_id: pygit2.Oid
-) -> tuple[dict[int, bytes], list[int]]:
-    """libgit2's own text diff of the file (a binary's printable runs), as the simple
-    path makes it."""
-    old = None if git.is_zero_id(file.old_id) else repo[file.old_id].peel(pygit2.Blob).data
-    return changes(old, repo[new_id].peel(pygit2.Blob).data)
-
-
-def _exact_added(
-    repo: pygit2.Repository,
-    file: FileDiff,
-    path: str,
-    others: tuple[pygit2.Tree, ...],
+def iter_commit_chunk(
+    git_dir: str,
+    commits: Sequence[str],
     *,
-    diff: Diff,
-) -> dict[int, bytes]:
-    """The file's added lines found by ``diff`` (one reading), as the simple path finds
-    them (a merge's: only the lines new against ``others`` too)."""
-    new_id = pygit2.Oid(hex=file.new_id)
-    old = None if git.is_zero_id(file.old_id) else repo[file.old_id].peel(pygit2.Blob).data
-    added = diff(old, repo[new_id].peel(pygit2.Blob).data)
-    for tree in others:
-        added = also_added_against(repo, tree, path, new_id, added, diff=diff)
-    return added
+    max_size: int,
+    opened: Callable[[str], pygit2.Repository] | None = None,
+) -> Source:
+    """The items of these commits (ids, in this order), read by git; libgit2 reads them
+    (the repository ``opened`` gives, by default a new one) only where git cannot be
+    used (not installed, or a repository attribute file)."""
+    if usable(git_dir):
+        return iter_commits_fast(git_dir, commits, max_size=max_size)
+    import pygit2  # here: git reads commits wherever it can
 
+    from spillguard.git import open_repository
+    from spillguard.sources.commits import iter_walked_commit
 
-def iter_commit_chunk(repo: pygit2.Repository, commits: Sequence[str], *, max_size: int) -> Source:
-    """The items of these commits (ids, in this order): git's fast path wherever it is exact."""
-    if usable(repo):
-        return iter_commits_fast(repo, commits, max_size=max_size)
+    repo = (opened or open_repository)(git_dir)
     return (
         item
         for commit in commits
-        for item in iter_walked_commit(repo, _commit(repo, commit), max_size=max_size)
+        for item in iter_walked_commit(repo, repo[commit].peel(pygit2.Commit), max_size=max_size)
     )

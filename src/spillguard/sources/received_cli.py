@@ -18,7 +18,7 @@ from spillguard.core.errors import GitError
 from spillguard.core.models import CommitInfo, CommitWalked, Fragment, Skipped
 from spillguard.git import is_zero_id
 from spillguard.sources.diffparse import commit_info_from, seconds
-from spillguard.sources.gitcli import git_output, history_ids
+from spillguard.sources.gitcli import git_output
 from spillguard.sources.messages import commit_message, tag_messages
 from spillguard.sources.staged_cli import empty_tree_id, read_tree_change
 
@@ -65,17 +65,6 @@ def received_commits(
     ]
 
 
-def history_commits(
-    git_dir: str, revisions: Sequence[str], *, since: float | None, until: float | None
-) -> list[CliCommit]:
-    """``history_ids``, each with its details."""
-    chosen = history_ids(git_dir, revisions, since=since, until=until)
-    if not chosen:
-        return []
-    details = _details(git_dir, "".join(f"{commit}\n" for commit in chosen).encode())
-    return [details[commit] for commit in chosen]
-
-
 def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
     output = git_output(
         git_dir, "log", "--no-walk=unsorted", "--stdin", f"--format={_FIELDS}", stdin=commits
@@ -107,6 +96,12 @@ def iter_received(git_dir: str, commits: Iterable[CliCommit], *, max_size: int) 
         if change is None:
             raise GitError(f"git could not diff commit {commit.info.id}")
         yield from change.items(max_size=max_size, commit=commit.info, ref=commit.ref)
+
+
+def iter_commit(git_dir: str, commit: str, *, max_size: int, ref: str | None = None) -> Source:
+    """One commit read as ``iter_received`` reads it, with the ref it comes with."""
+    details = _details(git_dir, f"{commit}\n".encode())[commit]
+    return iter_received(git_dir, [dataclasses.replace(details, ref=ref)], max_size=max_size)
 
 
 def iter_tree_cli(git_dir: str, tree: str, *, max_size: int, prefix: str = "") -> Source:

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
     from spillguard.core.models import CommitInfo
     from spillguard.sources import Source
-    from spillguard.sources.commits import Diff
+    from spillguard.sources.blobdiff import Diff
     from spillguard.sources.diffparse import FileDiff
 
 _SHA1_LENGTH = 40
@@ -101,7 +101,7 @@ class Staged:
                 carried = carried_lines(content, added)
                 if file.carry_within is not None:
                     carried = {n: line for n, line in carried.items() if n in file.carry_within}
-                source = unquote(file.old_path).decode("utf-8", "replace")
+                source = unquote(file.old_path).decode("utf-8", "surrogateescape")
                 yield from fragments(path, carried, commit, ref, source)
 
     def _skip_reason(self, file: FileDiff, size: int, max_size: int) -> str | None:
@@ -269,7 +269,7 @@ def _changed_files(
                 if file.carry_within is not None:
                     within &= file.carry_within
                 file.carry_within = within
-        files.append((unquote(file.path).decode("utf-8", "replace"), file))
+        files.append((unquote(file.path).decode("utf-8", "surrogateescape"), file))
     return files
 
 
@@ -292,7 +292,7 @@ def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bo
     contents = _contents(git_dir, sorted(names))
     if contents is None:
         return False
-    from spillguard.sources.commits import diffs_for, text_changes  # libgit2's, in memory
+    from spillguard.sources.blobdiff import diffs_for, text_changes
 
     for file, bases in wide:
         new = contents[file.new_id]

@@ -1,0 +1,101 @@
+"""The lines one version of a blob adds to another, diffed in memory.
+
+Where git's diff of a commit cannot be taken as it is (text git calls binary, UTF-16/32
+text, a binary's printable runs, a merge's other parents), both versions are read and
+diffed here, placed where ``git diff -U0`` puts them. The diff itself is libgit2's
+(``git.diff_buffers``: git has no in-memory diff of two buffers to call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from spillguard import git
+from spillguard.core.decode import as_utf8, is_binary, printable_runs, runs_by_line, wide_encoding
+
+#: Lines of one file a commit adds: new line number -> raw line (with its newline).
+AddedLines = dict[int, bytes]
+
+
+def changes(old: bytes | None, new: bytes) -> tuple[AddedLines, list[int]]:
+    """``text_changes``, or of a binary the printable runs it adds (nothing removed)."""
+    if is_binary(new):
+        return runs_added(old, new), []
+    return text_changes(old, new)
+
+
+#: A way to find the lines one version of a blob adds to another (``diffs_for``).
+Diff = Callable[[bytes | None, bytes], AddedLines]
+
+
+def diffs_for(data: bytes) -> tuple[Diff, ...]:
+    """How the lines a blob adds are found, one diff per reading (``decode.readings``):
+    a binary's printable runs; text decoded from UTF-16/32 after a byte order mark,
+    and as its bytes too; any other text as it is."""
+    if is_binary(data):
+        return (runs_added,)
+    return (text_added, bytes_added) if wide_encoding(data) else (text_added,)
+
+
+def bytes_added(old: bytes | None, new: bytes) -> AddedLines:
+    """``text_added`` of the bytes as they are, whatever byte order mark opens them."""
+    return text_added(old, new, as_bytes=True)
+
+
+def runs_added(old: bytes | None, new: bytes) -> AddedLines:
+    """The printable runs of binary content ``new`` that ``old`` does not hold, on their
+    lines: a binary has no lines to diff, but the text it carries is judged."""
+    known = frozenset(run for _, run in printable_runs(old)) if old else frozenset()
+    return runs_by_line(printable_runs(new), known)
+
+
+def text_added(old: bytes | None, new: bytes, *, as_bytes: bool = False) -> AddedLines:
+    """The lines ``new`` adds to ``old``, as ``git diff -U0`` finds them: libgit2's
+    diff of the two after git's trim of their common tail; when either side is
+    UTF-16/32 text (a byte order mark), both are compared as UTF-8 text, unless
+    ``as_bytes`` (the bytes reading of such text)."""
+    return text_changes(old, new, as_bytes=as_bytes)[0]
+
+
+def text_changes(
+    old: bytes | None, new: bytes, *, as_bytes: bool = False
+) -> tuple[AddedLines, list[int]]:
+    """``text_added``, and where the hunks that only remove lines removed them (the new
+    line before each, as ``git diff -U0`` numbers them)."""
+    if not as_bytes and (wide_encoding(new) or (old is not None and wide_encoding(old))):
+        old = None if old is None else as_utf8(old)
+        new = as_utf8(new)
+    if old is not None:
+        old, new = trim_common_tail(old, new)
+    return git.diff_buffers(old, new)
+
+
+#: git compares the files' tails in blocks of this many bytes.
+_TAIL_BLOCK = 1024
+
+
+def trim_common_tail(old: bytes, new: bytes) -> tuple[bytes, bytes]:
+    """Both texts without the whole lines of the tail they share, as git trims it
+    before a diff without context (``trim_common_tail`` in git's xdiff-interface.c).
+
+    Whole 1024-byte blocks from the end are cut while they are equal, then the cut
+    moves forward past the first newline, so only whole shared lines go. What goes
+    cannot be a change, but it can move one: a run of added lines that the full
+    texts would let slide down into the shared tail stays above it. The history
+    fast path asks git for diffs without context, which git trims; every other diff
+    is trimmed here the same way, so all paths place added lines alike.
+    """
+    trimmed = 0
+    limit = min(len(old), len(new))
+    while trimmed + _TAIL_BLOCK <= limit and (
+        old[len(old) - trimmed - _TAIL_BLOCK : len(old) - trimmed]
+        == new[len(new) - trimmed - _TAIL_BLOCK : len(new) - trimmed]
+    ):
+        trimmed += _TAIL_BLOCK
+    if not trimmed:
+        return old, new
+    newline = old.find(b"\n", len(old) - trimmed)
+    if newline < 0:
+        return old, new  # no whole line to cut
+    cut = len(old) - newline - 1
+    return old[: len(old) - cut], new[: len(new) - cut]
