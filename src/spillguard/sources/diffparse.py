@@ -11,6 +11,7 @@ both cut added lines into fragments the same way.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import fcntl
@@ -30,7 +31,7 @@ from spillguard.core.models import CommitInfo, Fragment
 from spillguard.sources.gitcli import BOUNDED_PACK_MAPS
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 #: How git is to diff, for commits and merges alike.
 _DIFF_OPTIONS = (
@@ -612,6 +613,8 @@ class GitDiffs:
         self._git.wait()
 
 
+#: The most blobs asked of ``BlobHeads``'s git ahead of reading them.
+_AHEAD = 64
 #: The pipe from git: 1 MiB, where Linux gives 64 KiB (fcntl's F_SETPIPE_SZ).
 _PIPE_SIZE = 1 << 20
 
@@ -627,15 +630,49 @@ class BlobHeads:
         self._env = env
         self._size = size
         self._git: subprocess.Popen[bytes] | None = None
+        #: Blobs asked for and not read yet, in git's order; and those read early.
+        self._asked: collections.deque[str] = collections.deque()
+        self._early: dict[str, tuple[int, bytes] | None] = {}
 
     def head(self, blob: str) -> bytes | None:
         """The blob's first bytes; None when git has no such blob (or stopped)."""
         found = self.read(blob)
         return None if found is None else found[1]
 
+    def expect(self, blobs: Iterable[str]) -> None:
+        """Ask git now for blobs ``read`` will want next, in that order: one round trip
+        for them all, where one each left both processes waiting on the other (a few
+        thousand small reads on 3,500 commits of git/git). Few enough at a time that
+        git's replies and the questions both fit their pipes."""
+        wanted = [blob for blob in dict.fromkeys(blobs) if blob not in self._early]
+        wanted = wanted[: max(0, _AHEAD - len(self._asked))]
+        if wanted and self._send(wanted):
+            self._asked.extend(wanted)
+
+    def forget(self) -> None:
+        """Drop what was read early or asked for and not wanted after all."""
+        while self._asked:
+            self._reply(self._size)
+        self._early.clear()
+
     def read(self, blob: str, limit: int | None = None) -> tuple[int, bytes] | None:
         """The blob's size and first bytes (``limit`` of them, by default the size given
         at the start); None when git has no such blob (or stopped)."""
+        if limit is None:
+            if blob in self._early:
+                return self._early.pop(blob)
+            while self._asked:
+                name = self._asked[0]
+                found = self._reply(self._size)
+                if name == blob:
+                    return found
+                self._early[name] = found
+        while self._asked:  # replies stay in order: the ones asked for come first
+            name = self._asked[0]
+            self._early[name] = self._reply(self._size)
+        return self._reply(limit or self._size) if self._send([blob]) else None
+
+    def _send(self, blobs: Sequence[str]) -> bool:
         if self._git is None:
             self._git = subprocess.Popen(
                 [*self._command, "cat-file", "--batch"],
@@ -644,19 +681,26 @@ class BlobHeads:
                 stderr=subprocess.DEVNULL,
                 env=self._env,
             )
-        given, told = self._git.stdin, self._git.stdout
+        given = self._git.stdin
         assert given is not None  # noqa: S101 - Popen's promise for stdin=PIPE
-        assert told is not None  # noqa: S101 - and for stdout=PIPE
         try:
-            given.write(f"{blob}\n".encode())
+            given.write("".join(f"{blob}\n" for blob in blobs).encode())
             given.flush()
         except BrokenPipeError:
-            return None
+            return False
+        return True
+
+    def _reply(self, limit: int) -> tuple[int, bytes] | None:
+        """The next reply: the blob's size and first ``limit`` bytes, or None."""
+        if self._asked:
+            self._asked.popleft()
+        told = None if self._git is None else self._git.stdout
+        assert told is not None  # noqa: S101 - a question was sent, so git runs
         header = told.readline().split()
         if len(header) != len(("id", "type", "size")):
             return None  # "<id> missing", or git stopped
         total = int(header[2])
-        head = told.read(min(total, self._size if limit is None else limit))
+        head = told.read(min(total, limit))
         _discard(told, total - len(head) + 1)  # the rest, and its newline
         return total, head
 

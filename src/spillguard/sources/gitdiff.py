@@ -87,7 +87,7 @@ SYMLINK_MODE = 0o120000
 _TEXT_MODES = REGULAR_MODES | {SYMLINK_MODE}
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     import pygit2
 
@@ -188,6 +188,7 @@ def _commit_items(diff: CommitDiff, ref: str | None, blobs: _Blobs) -> list[Sour
     if (diff.strays if merge else diff.sections != len(diff.files)) or diff.info is None:
         return None
     info = diff.info
+    blobs.start(_wanted(diff.files, merge))
     items: list[SourceItem] = [*commit_message(info, ref)]
     for file in diff.files:
         if file.status == "D":
@@ -250,6 +251,18 @@ def _exact_items(
     return [*fragments(path, added, info, ref), *fragments(path, extra, info, ref)]
 
 
+def _wanted(files: Iterable[FileDiff], merge: bool) -> Iterator[str]:
+    """The blobs ``_file_items`` will read (most likely), in the order it reads them."""
+    for file in files:
+        if file.status == "D" or not plain_text(file, _TEXT_MODES):
+            continue
+        lfs = _may_be_lfs_pointer(file)
+        removed = file.removed_after and not merge
+        last = merge and file.added and max(file.added) >= file.lines
+        if lfs or removed or last or may_touch_block(file.added):
+            yield file.new_id
+
+
 def _utf8(path: bytes) -> str:
     """A path as libgit2 names it: UTF-8, other bytes kept as surrogates (reports
     show them as ``\\xNN`` and give the bytes)."""
@@ -301,6 +314,19 @@ class _Blobs:
         self._heads = heads
         self._max_size = max_size
         self._runs: dict[str, tuple[bool, list[Run]] | None] = {}
+        #: The commit's blobs read so far (its LFS check, then its PEM blocks).
+        self._read: dict[str, tuple[int, bytes] | None] = {}
+
+    def start(self, wanted: Iterable[str]) -> None:
+        """A new commit, which will read ``wanted``: git is asked for them at once."""
+        self._read.clear()
+        self._heads.forget()
+        self._heads.expect(wanted)
+
+    def _head(self, blob: str) -> tuple[int, bytes] | None:
+        if blob not in self._read:
+            self._read[blob] = self._heads.read(blob)
+        return self._read[blob]
 
     def runs_added(self, file: FileDiff) -> dict[int, bytes] | None:
         """``commits.runs_added`` of a regular file git called binary that the simple
@@ -321,7 +347,7 @@ class _Blobs:
 
     def small(self, blob: str) -> bytes | None:
         """A blob small enough to be an LFS pointer, else b""; None if git has none."""
-        found = self._heads.read(blob)
+        found = self._head(blob)
         if found is None:
             return None
         return found[1] if found[0] < LFS_POINTER_LIMIT else b""
@@ -330,7 +356,7 @@ class _Blobs:
         """Why the blob is left out (``decode.unread_reason``) or None, and its content
         (all of it, however large, with ``whole``); None when git has no such blob.
         A binary over the size limit is known by its first bytes, never read whole."""
-        found = self._heads.read(blob)
+        found = self._head(blob)
         if found is None:
             return None
         size, data = found
