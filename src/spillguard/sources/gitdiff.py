@@ -149,7 +149,10 @@ def iter_commits_fast(
                 diff = None if merged is None else _next(merged, commit)
             items = None if diff is None else _commit_items(diff, ref, blobs)
             if items is None:
-                yield from iter_commit(git_dir, commit, max_size=max_size, ref=ref)
+                known = None if diff is None or diff.info is None else (diff.info, diff.parents)
+                yield from iter_commit(
+                    git_dir, commit, max_size=max_size, ref=ref, known=known, empty_tree=empty
+                )
             else:
                 yield CommitWalked(commit=commit)
                 yield from items

@@ -82,26 +82,37 @@ def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
     return details
 
 
-def iter_received(git_dir: str, commits: Iterable[CliCommit], *, max_size: int) -> Source:
-    """Each commit marked as walked, then the fragments of the lines it adds."""
+def iter_commit(  # noqa: PLR0913 - one commit, and what the caller knows of it already
+    git_dir: str,
+    commit: str,
+    *,
+    max_size: int,
+    ref: str | None = None,
+    known: tuple[CommitInfo, Sequence[str]] | None = None,
+    empty_tree: str = "",
+) -> Source:
+    """The commit marked as walked, its message, then the fragments of the lines it
+    adds, diffed as ``staged_cli`` diffs the index: renames against the first parent
+    (as ``git log -M`` pairs them), and a merge adds only the lines no parent had.
+
+    ``known`` is its details and parents as the caller's git gave them (else ``git
+    log`` is asked), ``empty_tree`` the repository's empty tree id: each git started
+    for one commit costs milliseconds.
+    """
     git_dir = str(Path(git_dir).resolve())  # git runs from a scratch directory
-    empty_tree = empty_tree_id(git_dir)
-    for commit in commits:
-        yield CommitWalked(commit=commit.info.id)
-        yield from commit_message(commit.info, commit.ref)
-        trees = (f"{parent}^{{tree}}" for parent in commit.parents)
-        bases = git_output(git_dir, "rev-parse", *trees).decode().split() if commit.parents else []
-        bases = bases or [empty_tree]
-        change = read_tree_change(git_dir, empty_tree, bases, commit.tree)
-        if change is None:
-            raise GitError(f"git could not diff commit {commit.info.id}")
-        yield from change.items(max_size=max_size, commit=commit.info, ref=commit.ref)
-
-
-def iter_commit(git_dir: str, commit: str, *, max_size: int, ref: str | None = None) -> Source:
-    """One commit read as ``iter_received`` reads it, with the ref it comes with."""
-    details = _details(git_dir, f"{commit}\n".encode())[commit]
-    return iter_received(git_dir, [dataclasses.replace(details, ref=ref)], max_size=max_size)
+    if known is None:
+        details = _details(git_dir, f"{commit}\n".encode())[commit]
+        known = details.info, details.parents
+    info, parents = known
+    empty_tree = empty_tree or empty_tree_id(git_dir)
+    yield CommitWalked(commit=info.id)
+    yield from commit_message(info, ref)
+    trees = git_output(git_dir, "rev-parse", *(f"{each}^{{tree}}" for each in (commit, *parents)))
+    tree, *bases = trees.decode().split()
+    change = read_tree_change(git_dir, empty_tree, bases or [empty_tree], tree)
+    if change is None:
+        raise GitError(f"git could not diff commit {info.id}")
+    yield from change.items(max_size=max_size, commit=info, ref=ref)
 
 
 def iter_tree_cli(git_dir: str, tree: str, *, max_size: int, prefix: str = "") -> Source:
