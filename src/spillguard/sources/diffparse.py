@@ -56,7 +56,7 @@ DIFF_TREE = (
     # No context: less to write and read, and git trims the files' common tail
     # before diffing, which saves it hashing those lines (a fifth of its time on the
     # bench repository). The trim can move an ambiguous run of added lines, so
-    # ``commits.text_added`` trims the same way wherever libgit2 diffs.
+    # ``blobdiff.text_added`` trims the same way wherever a diff is made in memory.
     "--unified=0",
     "--inter-hunk-context=0",
     "--root",
@@ -132,7 +132,7 @@ class FileDiff:
 class CommitDiff:
     commit: str
     #: From a ``COMMIT_FORMAT`` header; None without one, or when the commit names an
-    #: encoding (git re-encodes its text, libgit2 does not: look the commit up).
+    #: encoding (git re-encodes its text: the commit is read again on its own).
     info: CommitInfo | None = None
     #: From a ``COMMIT_FORMAT`` header: a merge's are what its diff is not against.
     parents: tuple[str, ...] = ()
@@ -254,7 +254,7 @@ def _read_combined_hunks(
     parent had and the merge lost: it is not the merge's. git shows the line such lost
     lines come before only with context (without, it hides it yet counts it in the
     hunk's range), hence one line of context; a hunk that still does not add up leaves
-    its file to libgit2 (``unsure``). Hunks are read to the first line without marks:
+    its file to another reading (``unsure``). Hunks are read to the first line without marks:
     their counts are wrong for a file the merge deletes.
     """
     line = header

@@ -1,10 +1,12 @@
-"""The commits a push brings, read by git alone: pre-receive in SHA-256 repositories.
+"""The commits a push brings, listed by git, and one commit read by git on its own.
 
-libgit2 cannot open a SHA-256 repository. There ``git rev-list NEW --not --all``
-names the new commits (the quarantined objects are visible to git, which inherits
-the hook's environment), ``git log`` their authors and messages, and each commit is
-diffed against its parents as ``sources.staged_cli`` diffs the index: renames
-against the first parent, and a merge adds only the lines no parent had.
+``git rev-list NEW --not --all`` names the new commits of a push (pre-push, and
+pre-receive in SHA-256 repositories; the quarantined objects are visible to git,
+which inherits the hook's environment), ``git log`` their authors and messages.
+``iter_commit`` reads a commit that ``sources.gitdiff`` cannot settle from one
+reading of its diff: diffed against its parents as ``sources.staged_cli`` diffs the
+index, renames against the first parent, and a merge adds only the lines no parent
+had.
 """
 
 from __future__ import annotations
