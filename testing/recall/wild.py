@@ -542,6 +542,8 @@ PASSWORD_CONTEXTS = [
     ("README.md", "* Password: `{P}`\n"),
     ("config.py", "senha = '{P}'\n"),
     ("app.js", "const pw = '{P}';\n"),
+    ("nightly.sh", "sqlplus -s app/{P}@prod @nightly.sql\n"),
+    ("directory.py", 'l.simple_bind_s("cn=admin,dc=acme,dc=io", "{P}")\n'),
     (
         "mailer.js",
         "const transporter = nodemailer.createTransport({ auth: { user: 'bot', pass: '{P}' } });\n",

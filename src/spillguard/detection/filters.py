@@ -101,7 +101,7 @@ _PLACEHOLDER = _Lazy(
           your[-_ ]?\w*|my[-_ ]?password|enter[-_ ]?\w*|insert[-_ ]?\w*|put[-_ ]?\w*|
           foo|bar|baz|foobar|abc123|123456\d*|12345678|qwerty|admin|root|user|username|
           secret[-_]?key|api[-_]?key|token|value|string|str|default|required|optional|
-          letmein|hunter2|foobared|s3cr3t|p@ssw0rd|passw0rd|xyz|xxx\w*|na|n/a|unknown|unset|
+          letmein|hunter2|foobared|tiger|s3cr3t|p@ssw0rd|passw0rd|xyz|xxx\w*|na|n/a|unknown|unset|
           not[-_ ]?set|replace[-_ ]?me|fill[-_ ]?me[-_ ]?in|set[-_ ]?me|override[-_ ]?me)$
     | ^(?:your|my|some|the|enter|insert|replace)[-_ ]\w+
     | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|changeme)[\w!@\#$%.\\-]*$
