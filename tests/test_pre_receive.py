@@ -110,8 +110,7 @@ def test_a_failure_mid_scan_keeps_what_was_found_and_follows_the_policy(
 ) -> None:
     """The second commit names a blob that does not exist: reading it fails."""
     from spillguard.configuration.loading import load_server_config, no_files
-    from spillguard.git import open_repository
-    from spillguard.hooks.pre_receive import scan_push
+    from spillguard.hooks.pre_receive import scan_push_cli
     from spillguard.hooks.pre_receive import verdict as decide
     from testing.tokens import expand
 
@@ -128,7 +127,7 @@ def test_a_failure_mid_scan_keeps_what_was_found_and_follows_the_policy(
         read_file=no_files,
     )
     updates = (RefUpdate("0" * 40, broken, "refs/heads/topic"),)
-    scan = scan_push(open_repository(str(repo.path)), updates, config, deadline=float("inf"))
+    scan = scan_push_cli(str(repo.path / ".git"), updates, config, deadline=float("inf"))
     assert [finding.rule for finding in scan.result.findings] == ["AWS_CLIENT_ID"]
     decision = decide(scan, config)
     assert int(decision.code) == code
@@ -148,8 +147,7 @@ def test_a_ref_name_that_is_not_utf8_does_not_crash_the_hook(
 
 def test_summary_counts_every_new_commit(tmp_path) -> None:
     from spillguard.configuration.loading import load_server_config, no_files
-    from spillguard.git import open_repository
-    from spillguard.hooks.pre_receive import scan_push
+    from spillguard.hooks.pre_receive import scan_push_cli
 
     repo = GitRepo(tmp_path / "repo")
     repo.write("a.txt", "x = 1\n")
@@ -160,5 +158,5 @@ def test_summary_counts_every_new_commit(tmp_path) -> None:
     repo.git("update-ref", "-d", "refs/heads/main")  # none of them is on the server yet
     config = load_server_config(repo_dir=str(repo.path), config_path=None, read_file=no_files)
     updates = (RefUpdate("0" * 40, tip, "refs/heads/topic"),)
-    scan = scan_push(open_repository(str(repo.path)), updates, config, deadline=float("inf"))
+    scan = scan_push_cli(str(repo.path / ".git"), updates, config, deadline=float("inf"))
     assert scan.result.stats.commits == 3

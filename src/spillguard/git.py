@@ -42,11 +42,6 @@ def bound_pack_memory() -> None:
     pygit2.settings.cache_max_size(8 << 20)
 
 
-def is_zero_id(object_id: str) -> bool:
-    """True for git's null id in any object format (40 zeros for SHA-1, 64 for SHA-256)."""
-    return bool(object_id) and set(object_id) == {"0"}
-
-
 def object_format(path: str) -> str | None:
     """``sha1`` or ``sha256`` for the repository at ``path`` (git's answer); None outside one.
 

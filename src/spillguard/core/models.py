@@ -245,6 +245,12 @@ class RefUpdate(NamedTuple):
     ref: str
 
 
+def is_zero_id(object_id: str) -> bool:
+    """True for git's null id in any object format (40 zeros for SHA-1, 64 for SHA-256):
+    a ref created (as ``old``) or deleted (as ``new``)."""
+    return bool(object_id) and set(object_id) == {"0"}
+
+
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Selection:
     """Which commits a history scan covers."""

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING
 import regex
 
 from spillguard.core.errors import ExitCode, SpillguardError, UsageError
-from spillguard.core.models import RefUpdate, ScanResult
+from spillguard.core.models import RefUpdate, ScanResult, is_zero_id
 from spillguard.core.outcome import is_blocking, name_unjudged, unjudged
-from spillguard.git import is_zero_id
 from spillguard.hooks.bypass import bypass_token_in, not_scanned
 
 if TYPE_CHECKING:
@@ -97,7 +96,8 @@ def scan_push(
     deadline: float,
     clock: Callable[[], float] = time.monotonic,
 ) -> PushScan:
-    """Judge the new commits of every update, oldest first, until the budget runs out."""
+    """``scan_push_cli`` by libgit2, where git's diff cannot be used (no git on PATH, or
+    an ``info/attributes`` file that could change it)."""
     from spillguard.scanning.run import run_scan
     from spillguard.sources.received import received_commits
 
@@ -147,34 +147,15 @@ def _items(
 def _commit_items(
     repo: pygit2.Repository, received: Received, config: Config, progress: _Progress
 ) -> Iterator[SourceItem]:
-    """The fragments of each new commit, less those whose message has the bypass token.
-
-    Diffed by one ``git diff-tree`` for the whole push where git's diff is exact (as
-    history scans are): libgit2 took ~0.7 ms a commit. git sees the quarantined
-    objects, since it inherits the hook's GIT_OBJECT_DIRECTORY and alternates.
-    """
+    """The fragments of each new commit, less those whose message has the bypass token,
+    read by libgit2 (this route is taken only where git's diff cannot be used)."""
     from spillguard.sources.commits import iter_walked_commit
-    from spillguard.sources.gitdiff import iter_commits_fast, usable
 
-    kept = [
-        each
-        for each in received.commits
-        if not _bypassed(
-            str(each.commit.id),
-            each.commit.raw_message.decode("utf-8", "replace"),
-            each.ref,
-            config=config,
-            progress=progress,
-        )
-    ]
-    max_size = config.max_file_size
-    if usable(repo.path):
-        refs = {str(each.commit.id): each.ref for each in kept}
-        commits = [str(each.commit.id) for each in kept]
-        yield from iter_commits_fast(repo.path, commits, max_size=max_size, refs=refs)
-        return
-    for each in kept:
-        yield from iter_walked_commit(repo, each.commit, max_size=max_size, ref=each.ref)
+    for each in received.commits:
+        commit = each.commit
+        message = commit.raw_message.decode("utf-8", "replace")
+        if not _bypassed(str(commit.id), message, each.ref, config=config, progress=progress):
+            yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=each.ref)
 
 
 def _bypassed(
@@ -200,7 +181,8 @@ def scan_push_cli(
     deadline: float,
     clock: Callable[[], float] = time.monotonic,
 ) -> PushScan:
-    """``scan_push`` by git alone, for SHA-256 repositories (libgit2 cannot open them)."""
+    """Judge the new commits of every update, oldest first, until the budget runs out:
+    git alone reads them (SHA-1 and SHA-256), and libgit2 is never imported."""
     from spillguard.scanning.run import run_scan
     from spillguard.sources.gitdiff import iter_commits_fast
     from spillguard.sources.received_cli import iter_tagged_objects, received_commits
@@ -223,6 +205,7 @@ def scan_push_cli(
                 [each.info.id for each in kept],
                 max_size=config.max_file_size,
                 refs={each.info.id: each.ref for each in kept if each.ref is not None},
+                parents={each.info.id: each.parents for each in kept},
             ),
             iter_tagged_objects(git_dir, updates, max_size=config.max_file_size),
         )

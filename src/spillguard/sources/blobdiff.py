@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from spillguard import git
 from spillguard.core.decode import as_utf8, is_binary, printable_runs, runs_by_line, wide_encoding
 
 #: Lines of one file a commit adds: new line number -> raw line (with its newline).
@@ -67,6 +66,10 @@ def text_changes(
         new = as_utf8(new)
     if old is not None:
         old, new = trim_common_tail(old, new)
+    # Here, not at the top: most commits never need it, and importing libgit2 costs a
+    # hook ~25 ms (a push's pre-receive and pre-push read commits with git alone).
+    from spillguard import git
+
     return git.diff_buffers(old, new)
 
 

@@ -41,7 +41,7 @@ from spillguard.core.decode import (
     skipped,
     wide_encoding,
 )
-from spillguard.core.models import CommitInfo, CommitWalked
+from spillguard.core.models import CommitInfo, CommitWalked, is_zero_id
 from spillguard.sources.blobdiff import (
     AddedLines,
     Diff,
@@ -173,7 +173,7 @@ def _bytes_reading(
 
 def _old_content(repo: pygit2.Repository, delta: pygit2.DiffDelta) -> bytes | None:
     old_id = delta.old_file.id
-    return None if git.is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
+    return None if is_zero_id(str(old_id)) else repo.odb.read(old_id)[1]
 
 
 def _file_lines(

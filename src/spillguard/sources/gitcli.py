@@ -46,7 +46,8 @@ def git_output(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
         raise GitError("git is not installed (it reads SHA-256 repositories)") from None
     if completed.returncode != 0:
         told = completed.stderr.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {told[-1] if told else completed.returncode}")
+        command = next(arg for arg in args if not arg.startswith("-"))  # after git's options
+        raise GitError(f"git {command} failed: {told[-1] if told else completed.returncode}")
     return completed.stdout
 
 

@@ -53,8 +53,7 @@ from spillguard.core.decode import (
     wide_encoding,
 )
 from spillguard.core.errors import GitError
-from spillguard.core.models import CommitWalked, Skipped
-from spillguard.git import is_zero_id
+from spillguard.core.models import CommitWalked, Skipped, is_zero_id
 from spillguard.sources.blobdiff import bytes_added, changes
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
@@ -114,9 +113,11 @@ def iter_commits_fast(
     *,
     max_size: int,
     refs: Mapping[str, str] | None = None,
+    parents: Mapping[str, Sequence[str]] | None = None,
 ) -> Source:
     """The items of each commit (ids), in order, as ``iter_walked_commit`` would yield
-    them; ``refs`` names the ref each commit's fragments come with (a push's).
+    them; ``refs`` names the ref each commit's fragments come with (a push's), and
+    ``parents`` every commit's parents where the caller's listing gave them.
 
     git diffs every commit, a merge as its combined diff (where git can), in a git of
     its own that runs beside the commits' while Python judges what both wrote. A
@@ -134,7 +135,10 @@ def iter_commits_fast(
         diffs = GitDiffs([*command, *DIFF_TREE, COMMIT_FORMAT], env, ids, scratch, "commits")
         running.callback(diffs.close)
         merged = None
-        if combined_merges():
+        # The merges' git only where a merge may be: a hook's push rarely has one, and
+        # each git started costs a hook milliseconds.
+        merges_among = parents is None or any(len(parents[each]) > 1 for each in commits)
+        if merges_among and combined_merges():
             merges = GitDiffs([*command, *MERGE_LOG, COMMIT_FORMAT], env, ids, scratch, "merges")
             running.callback(merges.close)
             merged = iter(merges)

@@ -17,8 +17,7 @@ from pygit2.enums import FileMode, SortMode
 
 from spillguard import git
 from spillguard.core.errors import GitError
-from spillguard.core.models import Fragment
-from spillguard.git import is_zero_id
+from spillguard.core.models import Fragment, is_zero_id
 from spillguard.sources.messages import parse_tag, tag_fragment
 
 if TYPE_CHECKING:

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 from spillguard.core.decode import readings, skipped, unread_reason
 from spillguard.core.errors import GitError
-from spillguard.core.models import CommitInfo, CommitWalked, Fragment, Skipped
-from spillguard.git import is_zero_id
+from spillguard.core.models import CommitInfo, CommitWalked, Fragment, Skipped, is_zero_id
 from spillguard.sources.diffparse import commit_info_from, seconds
 from spillguard.sources.gitcli import git_output
 from spillguard.sources.messages import commit_message, tag_messages
@@ -31,6 +30,8 @@ if TYPE_CHECKING:
     from spillguard.sources import Source, SourceItem
 
 _FIELDS = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00%x01"
+#: ``git log`` of commits' details, whatever the user's configuration adds to a log.
+_LOG = ("--no-replace-objects", "log", "--no-show-signature", f"--format={_FIELDS}")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,41 +47,45 @@ def received_commits(
     git_dir: str, updates: Iterable[RefUpdate], known: Sequence[str] = ("--all",)
 ) -> list[CliCommit]:
     """The commits of every update that ``known`` (revisions, negated) lacks, oldest
-    first; each credited to its first ref."""
-    owners: dict[str, str] = {}
-    for update in updates:
-        if is_zero_id(update.new):
-            continue
-        listed = git_output(git_dir, "rev-list", update.new, "--not", *known, "--")
-        for commit in listed.decode().split():
-            owners.setdefault(commit, update.ref)
-    if not owners:
+    first as ``git rev-list --topo-order --reverse`` lists them (no commit before its
+    parents); each credited to the first ref, in push order, that brings it.
+
+    One ``git log`` lists them with their details, whatever the number of refs;
+    replace refs are ignored, as the diffs ignore them (a replacement must not hide
+    a pushed commit's real parents).
+    """
+    pushed = [update for update in updates if not is_zero_id(update.new)]
+    if not pushed:
         return []
-    tips = "".join(f"{commit}\n" for commit in owners).encode()
-    order = git_output(
-        git_dir, "rev-list", "--topo-order", "--reverse", "--no-walk", "--stdin", stdin=tips
-    )
-    details = _details(git_dir, order)
+    owners: dict[str, str] = {}
+    if len(pushed) > 1:  # else every commit is the one ref's
+        for update in pushed:
+            listed = git_output(git_dir, "rev-list", update.new, "--not", *known, "--")
+            for commit in listed.decode().split():
+                owners.setdefault(commit, update.ref)
+    tips = "".join(f"{update.new}\n" for update in pushed).encode()
+    listing = (*_LOG, "--topo-order", "--reverse", "--stdin", "--not", *known, "--")
+    details = _parse_details(git_output(git_dir, *listing, stdin=tips))
     return [
-        dataclasses.replace(details[commit], ref=owners[commit])
-        for commit in order.decode().split()
+        dataclasses.replace(each, ref=owners.get(each.info.id, pushed[0].ref)) for each in details
     ]
 
 
 def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
-    output = git_output(
-        git_dir, "log", "--no-walk=unsorted", "--stdin", f"--format={_FIELDS}", stdin=commits
-    )
-    details = {}
+    output = git_output(git_dir, *_LOG, "--no-walk=unsorted", "--stdin", stdin=commits)
+    return {each.info.id: each for each in _parse_details(output)}
+
+
+def _parse_details(output: bytes) -> list[CliCommit]:
+    details = []
     for record in output.split(b"\0\1")[:-1]:
         fields = record.lstrip(b"\n").split(b"\0")
         commit, tree, parents, name, email, when, committer, message = fields
         info = commit_info_from(
             commit.decode(), name, email, seconds(when), message, committer=committer
         )
-        details[info.id] = CliCommit(
-            info=info, tree=tree.decode(), parents=tuple(parents.decode().split()), ref=None
-        )
+        parent_ids = tuple(parents.decode().split())
+        details.append(CliCommit(info=info, tree=tree.decode(), parents=parent_ids, ref=None))
     return details
 
 
