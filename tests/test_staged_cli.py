@@ -1,4 +1,4 @@
-"""The pre-commit fast path (git command line) yields exactly what the libgit2 path yields."""
+"""The pre-commit reading (git command line) yields exactly what libgit2 reads (the oracle)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from spillguard import git
-from spillguard.sources.staged import iter_staged, staged_text
+from spillguard.core.errors import GitError
 from spillguard.sources.staged_cli import read_staged
 from testing.gitrepo import GitRepo
+from testing.staged_oracle import iter_staged, staged_text
 from testing.tokens import expand
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ def compare(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Both paths over what is staged now; returns the items (asserting they agree)."""
     monkeypatch.chdir(repo.path)
     staged = read_staged((CONFIG, "missing.toml"))
-    assert staged is not None, "expected the fast path to apply"
     opened = git.open_from_environment()  # GIT_INDEX_FILE honoured, as in the hook
     expected = list(iter_staged(opened, max_size=MAX_SIZE))
     assert list(staged.items(max_size=MAX_SIZE)) == expected
@@ -92,9 +92,11 @@ def test_a_temporary_index_as_git_commit_a_names_it(base: GitRepo, monkeypatch, 
 @pytest.mark.parametrize(
     "case", ["unborn", "rename", "binary", "mode", "symlink", "merge", "conflict", "quoted"]
 )
-def test_unusual_changes_take_the_libgit2_path(repo: GitRepo, monkeypatch, case: str) -> None:
+def test_unusual_changes_read_by_git_as_libgit2_reads_them(
+    repo: GitRepo, monkeypatch, case: str
+) -> None:
     monkeypatch.chdir(repo.path)
-    repo.write("a.py", "a = 1\n")
+    repo.write("a.py", f"a = '{KEY}'\n")
     if case != "unborn":
         repo.commit("base")
     if case == "rename":
@@ -116,8 +118,8 @@ def test_unusual_changes_take_the_libgit2_path(repo: GitRepo, monkeypatch, case:
         repo.write("c.py", "c = 1\n")
         repo.commit("main")
         repo.git("merge", "-q", "--no-commit", "side", check=False)
-    repo.git("add", "-A", check=False)
-    assert read_staged((CONFIG,)) is None
+    repo.git("add", "-A", check=False)  # a conflict resolved with its markers
+    compare(repo, monkeypatch)
 
 
 def test_the_hook_without_libgit2(base: GitRepo) -> None:
@@ -135,18 +137,16 @@ def test_the_hook_without_libgit2(base: GitRepo) -> None:
     assert "AWS_CLIENT_ID" in completed.stderr
 
 
-def test_outside_a_repository_it_steps_aside(tmp_path: Path, monkeypatch) -> None:
+def test_outside_a_repository_it_says_so(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert read_staged((CONFIG,)) is None
+    with pytest.raises(GitError, match="not a git repository"):
+        read_staged((CONFIG,))
 
 
-def test_without_git_installed_the_hook_takes_the_libgit2_path(
-    base: GitRepo, monkeypatch, tmp_path
-) -> None:
+def test_without_git_installed_it_says_so(base: GitRepo, monkeypatch, tmp_path) -> None:
     base.write("app.py", f"key = '{KEY}'\n")
     base.git("add", "-A")
     monkeypatch.chdir(base.path)
     monkeypatch.setenv("PATH", str(tmp_path))  # no git on it
-    assert read_staged((CONFIG,)) is None
-    items = list(iter_staged(git.open_from_environment(), max_size=MAX_SIZE))
-    assert [getattr(item, "path", None) for item in items] == ["app.py"]
+    with pytest.raises(GitError, match="git is not installed"):
+        read_staged((CONFIG,))

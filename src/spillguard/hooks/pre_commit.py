@@ -47,18 +47,10 @@ def run_pre_commit(
     offline: bool = False,
     config_from: str | None = None,
 ) -> tuple[ScanResult, Config]:
-    # The git command line first: it spares the hook libgit2's import (most of its
-    # start-up) and reports the same items; anything unusual takes the libgit2 path.
+    # git's command line alone: it spares the hook libgit2's import (most of its start-up).
     from spillguard.sources.staged_cli import read_staged
 
     staged = read_staged(CONFIGURATION_FILES)
-    if staged is None:
-        return _run_with_libgit2(
-            config_path=config_path,
-            include_allowlisted=include_allowlisted,
-            offline=offline,
-            config_from=config_from,
-        )
     config = load_config(
         root=None,
         config_path=config_path,
@@ -68,23 +60,4 @@ def run_pre_commit(
         config_from=config_from,
     )
     items = staged.items(max_size=config.max_file_size)
-    return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config
-
-
-def _run_with_libgit2(
-    *, config_path: str | None, include_allowlisted: bool, offline: bool, config_from: str | None
-) -> tuple[ScanResult, Config]:
-    from spillguard import git
-    from spillguard.sources.staged import iter_staged, staged_text
-
-    repo = git.open_from_environment()
-    config = load_config(
-        root=None,
-        config_path=config_path,
-        include_allowlisted=include_allowlisted,
-        read_file=staged_reader(lambda name: staged_text(repo, name)),
-        offline=offline,
-        config_from=config_from,
-    )
-    items = iter_staged(repo, max_size=config.max_file_size)
     return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config

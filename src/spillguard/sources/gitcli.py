@@ -28,7 +28,7 @@ BOUNDED_PACK_MAPS = ("-c", "core.packedGitWindowSize=8m", "-c", "core.packedGitL
 
 def run_git(*args: str, stdin: bytes = b"") -> bytes | None:
     """git's output, or None when it fails or is not installed (the caller decides
-    what that means: the hook takes the libgit2 path, a revision is unknown)."""
+    what that means: a revision is unknown, a HEAD unborn)."""
     try:
         completed = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
     except FileNotFoundError:

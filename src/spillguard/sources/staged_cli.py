@@ -1,23 +1,16 @@
-"""The staged changes from the git command line: the pre-commit fast path, without libgit2.
+"""The staged changes from the git command line, for every repository, SHA-1 or SHA-256.
 
 A commit hook runs on every commit, and importing libgit2 alone costs more than the
-rest of the hook. When the staged changes are plain, a few short git commands give
-exactly the items ``sources.staged`` gives: the index written as a tree (``git
+rest of the hook, so git reads all of it: the index written as a tree (``git
 write-tree``), that tree diffed against ``HEAD``'s (``git diff-tree``, set up as for
 history scans), then the sizes of the new blobs and the content of the small ones
 and of the staged configuration files (``git cat-file``).
 
-Plain means: ``HEAD`` exists (SHA-1), no merge is in progress, nothing is
-conflicted, nothing is added and deleted together (libgit2 could pair them as a
-rename), and every changed file is a regular file whose content git diffs as text,
-without a NUL in a changed line (UTF-16/32 text), under an unquoted UTF-8 path.
-Otherwise ``read_staged`` returns None and the hook takes the libgit2 path.
-
-libgit2 cannot open a SHA-256 repository, so there git does all of it, with the
-libgit2 path's semantics: an unborn ``HEAD`` is diffed against the empty tree,
-renames are detected (``-M``), submodules are skipped, a symlink's target is
-judged as text, a mode-only change adds nothing, and during a merge only the lines
-that are new relative to ``MERGE_HEAD`` too are the commit's own.
+An unborn ``HEAD`` is diffed against the empty tree, renames are detected (``-M``:
+git's pairing is the contract, as ``git log -M`` shows it), submodules are skipped,
+a symlink's target is judged as text, a mode-only change adds nothing, binaries and
+UTF-16/32 text are diffed again in memory (``blobdiff``), and during a merge only
+the lines that are new relative to ``MERGE_HEAD`` too are the commit's own.
 """
 
 from __future__ import annotations
@@ -43,7 +36,6 @@ from spillguard.sources.diffparse import (
     carried_lines,
     fragments,
     git_command,
-    plain_text,
     run_diff_tree,
     starts_wide,
 )
@@ -116,21 +108,14 @@ class Staged:
         return None
 
 
-def read_staged(paths: Sequence[str]) -> Staged | None:
-    """The staged changes and the staged content of ``paths``; None when not plain."""
-    trees = _trees()
-    if trees is None:
-        return None
-    git_dir, head_tree, index_tree, empty_tree = trees
-    if empty_tree == EMPTY_TREE:  # SHA-1: anything unusual takes the libgit2 path
-        diffs = _diffs(git_dir, empty_tree, [head_tree], index_tree)
-        files = None if diffs is None else _plain_files(diffs[0])
-    else:
-        bases = [head_tree, *_merge_heads(git_dir)]
-        return read_tree_change(git_dir, empty_tree, bases, index_tree, paths)
-    if files is None:
-        return None
-    return _with_blobs(git_dir, index_tree, files, paths)
+def read_staged(paths: Sequence[str]) -> Staged:
+    """The staged changes and the staged content of ``paths``."""
+    git_dir, head_tree, index_tree, empty_tree = _trees()
+    bases = [head_tree, *_merge_heads(git_dir)]
+    staged = read_tree_change(git_dir, empty_tree, bases, index_tree, paths)
+    if staged is None:
+        raise GitError("git could not read the staged changes")
+    return staged
 
 
 def read_tree_change(
@@ -147,26 +132,21 @@ def read_tree_change(
     return _with_blobs(git_dir, tree, files, paths)
 
 
-def _trees() -> tuple[str, str, str, str] | None:
-    """The git directory, HEAD's tree, the index written as a tree and the empty tree;
-    None when the libgit2 path has to judge (in SHA-1: HEAD unborn or a merge in
-    progress) or nobody can (the index has conflicts)."""
+def _trees() -> tuple[str, str, str, str]:
+    """The git directory, HEAD's tree, the index written as a tree and the empty tree."""
     located = run_git("rev-parse", "--absolute-git-dir", "HEAD^{tree}")
-    if located is None:  # unborn HEAD, or not a repository: the libgit2 path says which
-        located = run_git("rev-parse", "--absolute-git-dir", "--show-object-format")
-        if located is None or located.decode().split("\n")[1] == "sha1":
-            return None
-        git_dir = located.decode().split("\n")[0]
+    if located is None:  # an unborn HEAD: every staged file is new
+        located = run_git("rev-parse", "--absolute-git-dir")
+        if located is None:
+            raise GitError(".: not a git repository (or git is not installed)")
+        git_dir = located.decode().strip()
         head_tree = empty_tree = empty_tree_id()
     else:
         git_dir, head_tree = located.decode().split("\n")[:2]
-        sha1 = len(head_tree) == _SHA1_LENGTH
-        if sha1 and Path(git_dir, "MERGE_HEAD").exists():
-            return None
-        empty_tree = EMPTY_TREE if sha1 else empty_tree_id()
-    written = run_git("write-tree")  # fails on conflicts
+        empty_tree = EMPTY_TREE if len(head_tree) == _SHA1_LENGTH else empty_tree_id()
+    written = run_git("write-tree")
     if written is None:
-        return None
+        raise GitError("git could not write the index as a tree: are files still unmerged?")
     return git_dir, head_tree, written.decode().strip(), empty_tree
 
 
@@ -225,25 +205,6 @@ def _scratch(git_dir: str) -> Iterator[str | None]:
         for child in path.iterdir():
             child.unlink()
         path.rmdir()
-
-
-def _plain_files(diff: CommitDiff) -> list[tuple[str, FileDiff]] | None:
-    statuses = {file.status for file in diff.files}
-    if not statuses <= {"A", "M", "D"} or {"A", "D"} <= statuses:
-        return None
-    if diff.sections != len(diff.files):
-        return None
-    files = []
-    for file in diff.files:
-        if file.status == "D":
-            continue
-        if not plain_text(file) or file.path.startswith(b'"'):
-            return None
-        try:
-            files.append((file.path.decode("utf-8"), file))
-        except UnicodeDecodeError:
-            return None
-    return files
 
 
 def _changed_files(

@@ -1,4 +1,8 @@
-"""What a commit would record: the index against ``HEAD``, as added-line fragments.
+"""The tests' second opinion on the staged changes: the index against ``HEAD`` by libgit2.
+
+The hook reads them by git alone (``sources.staged_cli``); this reading, once the
+hook's own path for changes that were not plain, stays as the oracle that
+tests/test_staged_cli.py compares it with, item for item.
 
 The index is git's, not the working tree: a partially staged file (``git add -p``)
 is judged as staged, and under ``git commit -a`` or ``git commit PATH`` git names a
