@@ -187,8 +187,10 @@ def test_cli_jobs_change_nothing_in_a_files_report(tree_of_files) -> None:
 
 
 def test_a_tree_on_two_processes_matches_one(tree_of_files, tmp_path) -> None:
-    """``--tree``: the tree's files are listed, then read by the workers, in chunks."""
+    """``--tree``: the tree's files are listed by git, then read by the workers, in
+    chunks, as libgit2 reads the whole tree (the oracle)."""
     from spillguard import git
+    from spillguard.sources.tree import list_tree
 
     repo = GitRepo(tmp_path / "repo")
     shutil.copytree(tree_of_files, repo.path, dirs_exist_ok=True)
@@ -197,11 +199,11 @@ def test_a_tree_on_two_processes_matches_one(tree_of_files, tmp_path) -> None:
     tree = git.resolve_tree(opened, "HEAD")
     ruleset = RuleSet(rules=builtin_rules())
     simple = run_scan(git.iter_tree(opened, tree, max_size=MAX_SIZE), ruleset, scope="files")
-    listed = git.list_tree(opened, tree)
+    git_dir, listed = list_tree(str(repo.path), "HEAD")
     assert len(parallel.chunks(listed, 2)) > 2
     assert threading.active_count() == 1  # so jobs=2 really forks
     for jobs in (1, 2):
-        items = parallel.tree_items(opened.path, MAX_SIZE)
+        items = parallel.tree_items(git_dir, MAX_SIZE)
         result = parallel.scan_listed(listed, items, ruleset, jobs=jobs)
         assert without_seconds(result) == without_seconds(simple)
     assert len(simple.findings) == 11

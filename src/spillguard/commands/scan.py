@@ -18,29 +18,15 @@ if TYPE_CHECKING:
     from spillguard.core.models import Finding, ScanResult, Selection
     from spillguard.report import ReportOptions
     from spillguard.scanning.progress import Progress
-    from spillguard.sources import Source
     from spillguard.sources.listing import Listing
 
 
-def _source(options: ScanOptions, config: Config) -> Source | None:
-    """A SHA-256 repository's tree, which git alone reads; None for any other scan."""
+def _check_selection(options: ScanOptions) -> None:
     history = options.revs or options.all_refs or options.branches or options.since or options.until
     if history and (options.files or options.tree is not None):
         raise UsageError(
             "REV, --all, --branch, --since and --until select history, not --tree/--files"
         )
-    if options.tree is not None and _sha256(options):
-        from spillguard.sources.history_cli import iter_tree_at_cli
-
-        return iter_tree_at_cli(options.repo, options.tree, max_size=config.max_file_size)
-    return None
-
-
-def _sha256(options: ScanOptions) -> bool:
-    """libgit2 cannot open SHA-256 repositories: git alone reads them."""
-    from spillguard.git import object_format
-
-    return object_format(options.repo) == "sha256"
 
 
 def _selection(options: ScanOptions) -> Selection:
@@ -103,20 +89,9 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
     on_finding: Callable[[Finding], None] | None,
     listing: Listing | None,
 ) -> ScanResult:
-    from spillguard.scanning.run import run_scan
-
-    source = _source(options, config)
+    _check_selection(options)
     if options.files:
         return _scan_files(options, config, root, on_finding, progress)
-    if source is not None:
-        return run_scan(
-            source,
-            config.ruleset,
-            on_finding=on_finding,
-            notices=config.notices,
-            scope="files",
-            stream=on_finding is not None,
-        )
     if options.tree is not None:
         return _scan_tree(options, config, options.tree, on_finding, progress)
     if _unborn_head(options):
@@ -190,14 +165,14 @@ def _scan_tree(
     on_finding: Callable[[Finding], None] | None,
     progress: Progress | None,
 ) -> ScanResult:
-    """``--tree REV``: every file of that tree, listed here, read by the workers."""
-    from spillguard import git
+    """``--tree REV``: every file of that tree, listed here by git, read by the workers."""
     from spillguard.scanning.parallel import default_jobs, scan_listed, tree_items
+    from spillguard.sources.tree import list_tree
 
-    repo = git.open_repository(options.repo)
+    git_dir, files = list_tree(options.repo, rev)
     return scan_listed(
-        git.list_tree(repo, git.resolve_tree(repo, rev)),
-        tree_items(repo.path, config.max_file_size),
+        files,
+        tree_items(git_dir, config.max_file_size),
         config.ruleset,
         jobs=options.jobs or default_jobs(),
         on_finding=on_finding,

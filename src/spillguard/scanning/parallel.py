@@ -33,6 +33,7 @@ from spillguard.scanning.progress import REDRAW_INTERVAL, NullProgress
 from spillguard.scanning.run import Tally
 from spillguard.sources.files import read_files
 from spillguard.sources.gitdiff import iter_commit_chunk
+from spillguard.sources.tree import read_tree_files
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from spillguard.scanning.progress import Progress
     from spillguard.sources import Source, SourceItem
     from spillguard.sources.files import FileEntry
+    from spillguard.sources.tree import TreeFile
 
 #: A unit of work: a commit id, or a listed file.
 _Unit = TypeVar("_Unit")
@@ -288,13 +290,9 @@ def file_items(max_size: int) -> Callable[[Sequence[FileEntry]], Source]:
     return functools.partial(read_files, max_size=max_size)
 
 
-def tree_items(repo_path: str, max_size: int) -> Callable[[Sequence[git.TreeFile]], Source]:
-    """How a worker reads its chunk of ``git.list_tree``, from its own repository."""
-    return functools.partial(_tree_items, repo_path, max_size)
-
-
-def _tree_items(repo_path: str, max_size: int, files: Sequence[git.TreeFile]) -> Source:
-    return git.read_tree_files(_repository(repo_path), files, max_size=max_size)
+def tree_items(git_dir: str, max_size: int) -> Callable[[Sequence[TreeFile]], Source]:
+    """How a worker reads its chunk of ``sources.tree.list_tree``, by its own git."""
+    return functools.partial(read_tree_files, git_dir, max_size=max_size)
 
 
 def _judge_parts(  # noqa: PLR0913 - the parts of one scan, each from its own place

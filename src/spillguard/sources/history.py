@@ -47,7 +47,7 @@ def iter_history(repo: pygit2.Repository, selection: Selection, *, max_size: int
 def select_commits(repo: pygit2.Repository, selection: Selection) -> Iterator[pygit2.Commit]:
     """The selected commits, children before parents; revisions are resolved at the call.
 
-    git lists them where it is installed (``sources.history_cli``: faster than a
+    git lists them where it is installed (``sources.listing``: faster than a
     libgit2 walk, which also leaves what it cached to free); libgit2 walks in the
     same order otherwise (they may differ only between commits made the same second).
     """

@@ -28,7 +28,7 @@ from spillguard.core.decode import (
     is_lfs_pointer,
     skipped,
 )
-from spillguard.core.errors import GitError
+from spillguard.core.errors import GitError, missing_object
 from spillguard.sources.diffparse import (
     EMPTY_TREE,
     REGULAR_MODES,
@@ -250,7 +250,7 @@ def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bo
     if not wide:
         return True
     names = {name for file, bases in wide for name in (file.new_id, *bases) if name.strip("0")}
-    contents = _contents(git_dir, sorted(names))
+    contents = blob_contents(git_dir, sorted(names))
     if contents is None:
         return False
     from spillguard.sources.blobdiff import diffs_for, text_changes
@@ -305,7 +305,7 @@ def _with_blobs(
         and (file.old_path is not None or file.removed_after or may_touch_block(file.added))
     ]
     wanted = dict.fromkeys([*small, *whole, *(name for name in staged if name in sizes)])
-    contents = _contents(git_dir, list(wanted))
+    contents = blob_contents(git_dir, list(wanted))
     if contents is None:
         return None
     return Staged(
@@ -329,8 +329,8 @@ def _sizes(git_dir: str, names: Sequence[str]) -> dict[str, int] | None:
     return sizes
 
 
-def _contents(git_dir: str, names: Sequence[str]) -> dict[str, bytes] | None:
-    """The content of each named blob (all of them exist)."""
+def blob_contents(git_dir: str, names: Sequence[str]) -> dict[str, bytes] | None:
+    """The content of each named blob; a GitError names one git does not have."""
     if not names:
         return {}
     output = run_git(f"--git-dir={git_dir}", "cat-file", "--batch", stdin=_lines(names))
@@ -340,7 +340,10 @@ def _contents(git_dir: str, names: Sequence[str]) -> dict[str, bytes] | None:
     position = 0
     for name in names:
         header_end = output.index(b"\n", position)
-        size = int(output[position:header_end].split(b" ")[2])
+        header = output[position:header_end].split(b" ")
+        if len(header) != len(("id", "type", "size")):  # "<name> missing"
+            raise GitError(missing_object(name))
+        size = int(header[2])
         contents[name] = output[header_end + 1 : header_end + 1 + size]
         position = header_end + 1 + size + 1
     return contents
