@@ -375,3 +375,17 @@ def test_rules_for_credential_files_speak_in_those_files_only(
             (".pgpass", "PGPASS_ENTRY", True),
             ("conf/.htpasswd", "HTPASSWD_HASH", False),
         ]
+
+
+def test_a_tree_scan_without_git_installed_says_so(
+    repo: GitRepo, capsys, monkeypatch, tmp_path: Path
+) -> None:
+    """The repository is fine: the one line names what is missing, git itself."""
+    repo.write("app.py", "VALUE = 1\n")
+    repo.commit("app")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git on it
+    assert main(["scan", "--repo", str(repo.path), "--tree", "HEAD"]) == 3  # could not complete
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "spillguard: error: git is not installed (spillguard reads repositories with it)"
+    ]

@@ -194,6 +194,7 @@ def test_the_newcomer_path(sandbox: Sandbox) -> None:
         venv=False,
     )
     assert quick.returncode == 0, quick.stdout + quick.stderr
+    # the quick start scans the checkout it is typed in: spillguard's own, one commit here
     assert "0 finding(s), 0 blocking; scanned 1 commit(s)" in quick.stdout
     installed = sandbox.run("cd ~/your-repository && spillguard install pre-commit", sandbox.home)
     assert installed.returncode == 0, installed.stderr

@@ -8,6 +8,7 @@ the rules (a commit hook and the early listing of a history scan import it).
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ def git_output(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
             ["git", f"--git-dir={git_dir}", *args], input=stdin, capture_output=True, check=False
         )
     except FileNotFoundError:
-        raise GitError("git is not installed (it reads SHA-256 repositories)") from None
+        raise GitError("git is not installed (spillguard reads repositories with it)") from None
     if completed.returncode != 0:
         told = completed.stderr.decode(errors="replace").strip().splitlines()
         command = next(arg for arg in args if not arg.startswith("-"))  # after git's options
@@ -54,6 +55,8 @@ def git_output(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
 def git_dir_of(path: str) -> str:
     found = run_git("-C", path, "rev-parse", "--absolute-git-dir")
     if found is None:
+        if shutil.which("git") is None:  # say what is missing: the repository may be fine
+            raise GitError("git is not installed (spillguard reads repositories with it)")
         raise GitError(f"{path}: not a git repository")
     return found.decode().strip()
 
