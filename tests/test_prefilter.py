@@ -92,7 +92,7 @@ def test_a_batch_prefiltered_first_is_judged_as_each_text_alone(seed: int) -> No
     """scan() reuses the hits worth_scanning found in its batch: same findings,
     and a text not worth scanning has none."""
     rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
-    words = ["tok_", "key", "pass", "sk_", "ab"]
+    words = ["tok_", "key", "pass", "sk_", "ab", "hasło"]
     rules = tuple(
         Rule(name=f"R{number}", kind="builtin", regexp=rf"{word}\w*", keywords=(word,))
         for number, word in enumerate(words)
@@ -106,6 +106,27 @@ def test_a_batch_prefiltered_first_is_judged_as_each_text_alone(seed: int) -> No
     worth = batched.worth_scanning(texts)
     assert [batched.scan(fragment) for fragment in fragments] == alone
     assert all(worth[number] or not found for number, found in enumerate(alone))
+
+
+def test_a_keyword_outside_ascii_keeps_the_batch_prefilter() -> None:
+    """A rule keyed on a Polish or Swedish word (hasło, lösenord) still lets the texts
+    that hold no keyword skip the engine: a history scan's prefilter stays on."""
+    rule = Rule(
+        name="P",
+        kind="builtin",
+        regexp=r"(?i)(?:hasło|lösenord)=\w+",
+        keywords=("hasło", "lösenord"),
+    )
+    texts = ["x = 1", "HASŁO=abc", "y lösenord=def", "nothing here"]
+    scanner = Scanner(RuleSet(rules=(rule,)))
+    assert scanner.worth_scanning(texts) == [False, True, True, False]
+    found = [scanner.scan(Fragment(path=f"f{n}", text=text)) for n, text in enumerate(texts)]
+    assert [[f.match_text for f in part] for part in found] == [
+        [],
+        ["HASŁO=abc"],
+        ["lösenord=def"],
+        [],
+    ]
 
 
 def test_a_text_whose_lowercase_changes_length_does_not_spoil_its_batch() -> None:

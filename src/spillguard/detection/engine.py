@@ -101,8 +101,6 @@ class Scanner:
             )
         )
         self._by_path = _PathRules(self.rules)
-        # Lowering a joined text equals lowering its parts for ASCII keywords.
-        self._ascii_keywords = all(word.isascii() for rule in self.rules for word in rule.keywords)
         # salt -> digest -> rules (None: every rule): one hash per salt and finding.
         self._reviewed_index: dict[str, dict[str, set[str | None]]] = {}
         for entry in ruleset.reviewed:
@@ -181,12 +179,13 @@ class Scanner:
         text's hits are kept for ``scan`` (the next texts scanned are these).
         """
         self._batch_hits = {}
-        if self._index.always or not self._ascii_keywords:
+        if self._index.always:
             return [True] * len(texts)
         # A text some of whose characters lower to two (İ) cannot be searched in
         # place: it goes in empty, is worth scanning, and is judged line by line.
         # In every other text each character lowered to one, so its hits in the
-        # joined text, shifted to its start, are those of the text alone.
+        # joined text, shifted to its start, are those of the text alone, whatever
+        # script its keywords are written in (hasło, lösenord).
         parts = [text.lower() for text in texts]
         odd = [len(part) != len(text) for part, text in zip(parts, texts, strict=True)]
         parts = ["" if skip else part for part, skip in zip(parts, odd, strict=True)]
