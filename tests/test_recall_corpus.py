@@ -3,6 +3,8 @@ their near-misses stay silent."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pytest
 
 from spillguard.configuration.rules import builtin_rules
@@ -11,6 +13,9 @@ from spillguard.detection.engine import Scanner
 from testing.recall.families import FAMILIES
 from testing.recall.independent import independent_corpus
 from testing.recall.wild import wild_corpus
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
@@ -30,12 +35,12 @@ def test_structural_family_recall_and_near_misses(family: str) -> None:
     assert flagged <= 0.02 * (flagged + silent), (family, flagged, silent)
 
 
-def test_independent_corpus_recall_and_near_misses() -> None:
-    """The corpus written from the providers' public formats, not from the rules' own
-    examples (testing/recall/independent.py): a regression in any rule's reach shows."""
+def _tally(corpus: Iterable[Any]) -> tuple[int, int, int, int]:
+    """Secrets found, secrets, near-misses flagged and near-misses of a corpus whose
+    cases name the line of their secret (None: a near-miss), judged file by file."""
     scanner = Scanner(RuleSet(rules=builtin_rules()))
     found = positives = flagged = nears = 0
-    for case in independent_corpus("test"):
+    for case in corpus:
         findings = scanner.scan(Fragment(path=case.path, text=case.text))
         if case.line is None:
             nears += 1
@@ -43,6 +48,13 @@ def test_independent_corpus_recall_and_near_misses() -> None:
         else:
             positives += 1
             found += any(finding.line == case.line for finding in findings)
+    return found, positives, flagged, nears
+
+
+def test_independent_corpus_recall_and_near_misses() -> None:
+    """The corpus written from the providers' public formats, not from the rules' own
+    examples (testing/recall/independent.py): a regression in any rule's reach shows."""
+    found, positives, flagged, nears = _tally(independent_corpus("test"))
     assert found >= 0.95 * positives, (found, positives)
     assert flagged <= 0.005 * nears, (flagged, nears)
 
@@ -51,15 +63,6 @@ def test_wild_corpus_recall_and_near_misses() -> None:
     """The adversarial corpus (testing/recall/wild.py): tokens handed straight to
     clients, human passwords, values split from their names by line breaks, and hard
     near-misses (translated labels, prefix-and-filler placeholders) beside them."""
-    scanner = Scanner(RuleSet(rules=builtin_rules()))
-    found = positives = flagged = nears = 0
-    for case in wild_corpus("test"):
-        findings = scanner.scan(Fragment(path=case.path, text=case.text))
-        if case.line is None:
-            nears += 1
-            flagged += bool(findings)
-        else:
-            positives += 1
-            found += any(finding.line == case.line for finding in findings)
+    found, positives, flagged, nears = _tally(wild_corpus("test"))
     assert found >= 0.98 * positives, (found, positives)
     assert flagged <= 0.002 * nears, (flagged, nears)
