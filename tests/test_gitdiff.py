@@ -26,6 +26,7 @@ from spillguard.sources.diffparse import (
 )
 from spillguard.sources.history import select_commits
 from spillguard.sources.messages import MESSAGE_PATHS
+from spillguard.sources.renames import Renames
 from testing.genrepo import generate
 from testing.gitrepo import GitRepo, git
 from testing.tokens import expand
@@ -243,10 +244,13 @@ def test_git_sees_content_not_the_work_trees_attributes(awkward, monkeypatch, tm
     assert binary["notes.txt"] is False  # "-diff" would make it binary
     assert binary["blob.dat"] is True  # "diff" would make it text
     heads = BlobHeads(command, env, MAX_SIZE)
+    renames = Renames(command, env)
     try:
-        assert gitdiff._commit_items(diff, None, gitdiff._Blobs(heads, MAX_SIZE)) is not None
+        blobs = gitdiff._Blobs(heads, MAX_SIZE)
+        assert gitdiff._commit_items(diff, None, blobs, renames) is not None
     finally:
         heads.close()
+        renames.close()
 
 
 def test_each_commit_alone_is_the_same(awkward) -> None:
@@ -338,6 +342,73 @@ def test_merges_are_the_same_item_for_item_and_mostly_git_s(merges, monkeypatch)
     # libgit2 pairs renames, so a commit with one takes its path; no merge does: a
     # merge's combined diff has only the files that differ from every parent
     assert walked == ["rename on a branch\n"]
+
+
+@pytest.fixture(scope="module")
+def new_files(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    """Commits and merges that add files, with and without a rename git would pair."""
+    repo = GitRepo(tmp_path_factory.mktemp("new_files") / "repo")
+    body = "".join(f"line_{i} = {i}\n" for i in range(30))
+    repo.write("old.py", body)
+    repo.write("gone.py", "gone = 1\n")
+    repo.write("kept.py", body.replace("line_", "kept_"))
+    repo.commit("root")
+    repo.git("rm", "-q", "gone.py")
+    repo.write("fresh.py", f"fresh = '{KEY}'\n")
+    repo.commit("adds one file, deletes an unrelated one")
+    _side_branch(repo, "topic", "main")
+    repo.write("main.py", "main = 1\n")
+    repo.commit("main goes on")
+    # a file new to the first parent, changed by the merge: no rename, git's view
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "topic")
+    repo.write("topic.py", f"topic = 1\nmerged = '{KEY}'\n")
+    repo.write("evil.py", f"evil = '{KEY}'\n")
+    repo.commit("merge adds and changes files")
+    # a merge that renames a file and adds a line to it: read again with renames
+    _side_branch(repo, "other", "main~1")
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "other")
+    repo.git("mv", "kept.py", "moved.py")
+    repo.write("moved.py", body.replace("line_", "kept_") + f"moved = '{KEY}'\n")
+    repo.commit("merge renames a file")
+    repo.git("mv", "old.py", "new.py")
+    repo.write("new.py", body + f"renamed = '{KEY}'\n")
+    repo.commit("renames a file")
+    return repo
+
+
+def _side_branch(repo: GitRepo, name: str, base: str) -> None:
+    """A branch from ``base`` whose one commit adds ``<name>.py``; main checked out after."""
+    repo.git("checkout", "-q", "-b", name, base)
+    repo.write(f"{name}.py", f"{name} = 1\n")
+    repo.commit(f"{name} adds a file")
+    repo.git("checkout", "-q", "main")
+
+
+def test_new_files_are_read_again_only_where_git_pairs_a_rename(new_files, monkeypatch) -> None:
+    repo, commits = every_commit(new_files.path)
+    expected = simple(repo, commits)
+    walked: list[str] = []
+    original = gitdiff.iter_commit
+
+    def recording(git_dir: str, commit: str, **options: object) -> object:
+        walked.append(repo[commit].message.strip())
+        return original(git_dir, commit, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gitdiff, "iter_commit", recording)
+    assert fast(repo, commits) == expected
+    assert sorted(walked) == ["merge renames a file", "renames a file"]
+    own = {
+        (item.commit.message.strip(), item.path, item.text.split("\n")[-2], item.moved_from)
+        for item in expected
+        if _of_a_file(item) and item.commit and item.commit.message.startswith("merge")
+    }
+    assert own == {
+        ("merge adds and changes files", "evil.py", f"evil = '{KEY}'", None),
+        ("merge adds and changes files", "topic.py", f"merged = '{KEY}'", None),
+        ("merge renames a file", "moved.py", f"moved = '{KEY}'", None),
+        # what the rename carried is judged as the old file's lines at the new path
+        ("merge renames a file", "moved.py", "kept_29 = 29", "kept.py"),
+    }
 
 
 _WORDS = ("}", "", "x = 1", "return x", "def f():", "    pass", f"key = '{KEY}'", "crlf = 1\r")

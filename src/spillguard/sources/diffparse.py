@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING
 from spillguard.core.decode import as_utf8, decode, wide_encoding
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, Fragment
-from spillguard.sources.gitcli import BOUNDED_PACK_MAPS
+from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, hang_up
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -705,11 +705,7 @@ class BlobHeads:
         return total, head
 
     def close(self) -> None:
-        if self._git is not None:
-            for stream in (self._git.stdin, self._git.stdout):
-                if stream is not None:
-                    stream.close()
-            self._git.wait()
+        hang_up(self._git)
 
 
 def _discard(stream: IO[bytes], count: int) -> None:

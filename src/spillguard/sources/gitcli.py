@@ -136,3 +136,13 @@ def resolve(git_dir: str, rev: str, kind: str) -> str:
     ):
         raise GitError("the repository has no commits yet (HEAD is unborn)")
     raise GitError(f"unknown revision {rev!r}")
+
+
+def hang_up(process: subprocess.Popen[bytes] | None) -> None:
+    """End a conversation with a git reading questions from its input: close both
+    pipes (git ends at the end of its input), then reap it."""
+    if process is not None:
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+        process.wait()

@@ -8,11 +8,11 @@ file the merge took from one of them as it is adds nothing), and in each the lin
 every parent lacks; a clean merge costs git no diff at all. Where one reading of
 that output could be wrong, the commit is read again by git on its own
 (``received_cli.iter_commit``: renames as ``git log -M`` pairs them, type changes,
-text git calls binary, NUL lines, quoted paths, merges' new files):
+text git calls binary, NUL lines, quoted paths):
 
-- commits that add and delete files or change a file's type (a rename is possible),
-  merges with a file new to the first parent (it could be paired with one the first
-  parent's diff deletes), and merges when git is older than 2.31 (no
+- commits in which git pairs a file they add with one they delete, as ``git log -M``
+  would (a merge: against its first parent), asked of git by their trees alone
+  (``sources.renames``); type changes; and merges when git is older than 2.31 (no
   ``--diff-merges``);
 - files git calls binary that are not binaries within the size limit, files with a
   NUL in a changed line or a byte order mark opening an added first line (UTF-16/32
@@ -71,6 +71,7 @@ from spillguard.sources.gitcli import run_git
 from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 from spillguard.sources.received_cli import iter_commit
+from spillguard.sources.renames import Renames
 from spillguard.sources.staged_cli import empty_tree_id
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
@@ -121,7 +122,7 @@ def iter_commits_fast(
 
     git diffs every commit, a merge as its combined diff (where git can), in a git of
     its own that runs beside the commits' while Python judges what both wrote. A
-    commit whose diff needs more than one reading of git's output (possible renames,
+    commit whose diff needs more than one reading of git's output (renames git pairs,
     type changes, text git calls binary, quoted paths...) is read again by git, alone,
     with renames found as ``git log -M`` finds them (``received_cli.iter_commit``).
     SHA-1 and SHA-256 repositories alike: nothing here needs libgit2.
@@ -145,13 +146,15 @@ def iter_commits_fast(
         heads = BlobHeads(command, env, max_size)
         running.callback(heads.close)
         blobs = _Blobs(heads, max_size)
+        renames = Renames(command, env)
+        running.callback(renames.close)
         ordered = iter(diffs)
         for commit in commits:
             ref = None if refs is None else refs.get(commit)
             diff: CommitDiff | None = _next(ordered, commit)
             if diff is not None and len(diff.parents) > 1:
                 diff = None if merged is None else _next(merged, commit)
-            items = None if diff is None else _commit_items(diff, ref, blobs)
+            items = None if diff is None else _commit_items(diff, ref, blobs, renames)
             if items is None:
                 known = None if diff is None or diff.info is None else (diff.info, diff.parents)
                 yield from iter_commit(
@@ -181,18 +184,19 @@ def combined_merges() -> bool:
     return found is not None and tuple(map(int, found.groups())) >= _COMBINED_SINCE
 
 
-def _commit_items(diff: CommitDiff, ref: str | None, blobs: _Blobs) -> list[SourceItem] | None:
+def _commit_items(
+    diff: CommitDiff, ref: str | None, blobs: _Blobs, renames: Renames
+) -> list[SourceItem] | None:
     """The commit's items, or None when git's output alone does not give the exact answer."""
     statuses = {file.status for file in diff.files}
     merge = len(diff.parents) > 1
-    # A merge's entries are the files that differ from every parent, with their status
-    # against the first: one added there could be a file the first parent's diff
-    # deletes, paired as a rename.
-    if not statuses <= ({"M", "D"} if merge else {"A", "M", "D"}) or {"A", "D"} <= statuses:
-        return None  # possible renames or type changes
+    if not statuses <= {"A", "M", "D"}:
+        return None  # a type change
     # A merge's sections are only its files with lines to show (``--cc``); without an
     # info, the commit names an encoding, and git re-encodes its message as it shows it.
     if (diff.strays if merge else diff.sections != len(diff.files)) or diff.info is None:
+        return None
+    if _renamed(diff, merge, statuses, renames):
         return None
     info = diff.info
     blobs.start(_wanted(diff.files, merge))
@@ -208,6 +212,21 @@ def _commit_items(diff: CommitDiff, ref: str | None, blobs: _Blobs) -> list[Sour
         items.extend(found)
         file.added = {}  # in its fragments now: a commit of many files holds each once
     return items
+
+
+def _renamed(diff: CommitDiff, merge: bool, statuses: set[str], renames: Renames) -> bool:
+    """Whether git pairs one of the files the commit adds with one it deletes.
+
+    A merge's entries are the files that differ from every parent, with their status
+    against the first: one added there could be paired with a file the first parent's
+    diff deletes, which the combined diff does not list (the other parent lacks it
+    too). A file a rename brings that is not listed is the other parent's as it is:
+    not the merge's own, whatever git pairs it with.
+    """
+    if "A" not in statuses or not (merge or "D" in statuses):
+        return False
+    added = {file.path for file in diff.files if file.status == "A"}
+    return renames.pair(diff.commit, diff.parents[0] if merge else None, added)
 
 
 def _file_items(  # noqa: PLR0913, PLR0917 - one file of one commit, and where it goes
