@@ -369,6 +369,8 @@ def new_files(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     repo.git("merge", "-q", "--no-ff", "--no-commit", "other")
     repo.git("mv", "kept.py", "moved.py")
     repo.write("moved.py", body.replace("line_", "kept_") + f"moved = '{KEY}'\n")
+    # a name git would read as pathspec magic and a glob, were it not taken literally
+    repo.write(":odd*.py", f"odd = '{KEY}'\n")
     repo.commit("merge renames a file")
     repo.git("mv", "old.py", "new.py")
     repo.write("new.py", body + f"renamed = '{KEY}'\n")
@@ -406,6 +408,7 @@ def test_new_files_are_read_again_only_where_git_pairs_a_rename(new_files, monke
         ("merge adds and changes files", "evil.py", f"evil = '{KEY}'", None),
         ("merge adds and changes files", "topic.py", f"merged = '{KEY}'", None),
         ("merge renames a file", "moved.py", f"moved = '{KEY}'", None),
+        ("merge renames a file", ":odd*.py", f"odd = '{KEY}'", None),
         # what the rename carried is judged as the old file's lines at the new path
         ("merge renames a file", "moved.py", "kept_29 = 29", "kept.py"),
     }

@@ -80,6 +80,18 @@ _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size
 #: extension lines (80 or more each), an oid line (76) and a size line (7 or more).
 _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 
+#: The memory of the gits beside a chunk's ``git diff-tree`` (merges, blobs, renames):
+#: on git/git's newest 4,000 commits, the merges' git took 64 MB with the commits'
+#: settings and 37 MB with these, for 8 % more of its time.
+_SIDE_GIT_MEMORY = (
+    "-c",
+    "core.deltaBaseCacheLimit=8m",
+    "-c",
+    "core.packedGitWindowSize=8m",
+    "-c",
+    "core.packedGitLimit=16m",
+)
+
 #: A gitlink (a submodule's commit) and a symlink (its target's text), by mode.
 GITLINK_MODE = 0o160000
 SYMLINK_MODE = 0o120000
@@ -139,14 +151,17 @@ def iter_commits_fast(
         # The merges' git only where a merge may be: a hook's push rarely has one, and
         # each git started costs a hook milliseconds.
         merges_among = parents is None or any(len(parents[each]) > 1 for each in commits)
+        # The gits beside the commits' read far fewer objects: less memory is enough
+        # (the later -c wins).
+        side = [*command, *_SIDE_GIT_MEMORY]
         if merges_among and combined_merges():
-            merges = GitDiffs([*command, *MERGE_LOG, COMMIT_FORMAT], env, ids, scratch, "merges")
+            merges = GitDiffs([*side, *MERGE_LOG, COMMIT_FORMAT], env, ids, scratch, "merges")
             running.callback(merges.close)
             merged = iter(merges)
-        heads = BlobHeads(command, env, max_size)
+        heads = BlobHeads(side, env, max_size)
         running.callback(heads.close)
         blobs = _Blobs(heads, max_size)
-        renames = Renames(command, env)
+        renames = Renames(side, env)
         running.callback(renames.close)
         ordered = iter(diffs)
         for commit in commits:

@@ -174,17 +174,36 @@ def _diffs(
         if scratch is None:
             return None
         command, env = git_command(git_dir, scratch, empty_tree)
-        diffs = []
+        diffs: list[CommitDiff] = []
         try:
             for index, base in enumerate(bases):
                 # renames only against HEAD, as libgit2's find_renames on the index diff
                 stdin = f"{base} {tree}\n".encode()
-                given = options if index == 0 else ()
-                found = list(run_diff_tree(command, env, stdin, scratch, *given))
+                given = options if index == 0 else _only_paths(diffs[0])
+                found = (
+                    [] if given is None else [*run_diff_tree(command, env, stdin, scratch, *given)]
+                )
                 diffs.append(found[0] if found else CommitDiff(commit=base))
         except GitError:
             return None
     return diffs
+
+
+#: The most bytes of paths given to git at once (Linux takes 2 MiB of arguments).
+_PATHS_LIMIT = 1 << 19
+
+
+def _only_paths(diff: CommitDiff) -> tuple[str, ...] | None:
+    """How to diff a merge against its other parents: only the files it changes
+    against the first (no other is asked of those diffs), by literal paths; None
+    when there is none. Merging another history diffed every file of the
+    repository against that parent (git/git: 1.6 million lines for one merge)."""
+    paths = [os.fsdecode(unquote(file.path)) for file in diff.files if file.status != "D"]
+    if not paths:
+        return None
+    if sum(map(len, paths)) > _PATHS_LIMIT:
+        return ()
+    return ("--", *(f":(literal){path}" for path in paths))
 
 
 @contextlib.contextmanager
