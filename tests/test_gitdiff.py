@@ -15,6 +15,7 @@ from spillguard import git as libgit
 from spillguard.core.decode import LARGE_BINARY
 from spillguard.core.models import Fragment, Selection, Skipped
 from spillguard.sources import gitdiff
+from spillguard.sources.blobsizes import BlobSizes
 from spillguard.sources.commits import iter_walked_commit, text_added
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
@@ -243,14 +244,17 @@ def test_git_sees_content_not_the_work_trees_attributes(awkward, monkeypatch, tm
     binary = {file.path.decode(): file.binary for file in diff.files}
     assert binary["notes.txt"] is False  # "-diff" would make it binary
     assert binary["blob.dat"] is True  # "diff" would make it text
-    heads = BlobHeads(command, env, MAX_SIZE)
-    renames = Renames(command, env)
+    heads, sizes, renames = (
+        BlobHeads(command, env, MAX_SIZE),
+        BlobSizes(command, env),
+        Renames(command, env),
+    )
     try:
-        blobs = gitdiff._Blobs(heads, MAX_SIZE)
+        blobs = gitdiff._Blobs(heads, sizes, MAX_SIZE)
         assert gitdiff._commit_items(diff, None, blobs, renames) is not None
     finally:
-        heads.close()
-        renames.close()
+        for each in (heads, sizes, renames):
+            each.close()
 
 
 def test_each_commit_alone_is_the_same(awkward) -> None:
@@ -352,20 +356,28 @@ def new_files(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
     repo.write("old.py", body)
     repo.write("gone.py", "gone = 1\n")
     repo.write("kept.py", body.replace("line_", "kept_"))
+    big = [f"big_{i} = {i}\n" for i in range(120)]  # over an LFS pointer's 1,024 bytes
+    repo.write("big.py", "".join(big))
     repo.commit("root")
     repo.git("rm", "-q", "gone.py")
     repo.write("fresh.py", f"fresh = '{KEY}'\n")
     repo.commit("adds one file, deletes an unrelated one")
     _side_branch(repo, "topic", "main")
+    repo.write("big.py", "".join(["topic = 1\n", *big[1:]]))
+    repo.commit("topic changes big.py")
+    repo.git("checkout", "-q", "main")
     repo.write("main.py", "main = 1\n")
+    repo.write("big.py", "".join([*big[:-1], "main = 1\n"]))
     repo.commit("main goes on")
-    # a file new to the first parent, changed by the merge: no rename, git's view
+    # a file new to the first parent, changed by the merge: no rename, git's view;
+    # big.py differs from both parents with no line of the merge's own
     repo.git("merge", "-q", "--no-ff", "--no-commit", "topic")
     repo.write("topic.py", f"topic = 1\nmerged = '{KEY}'\n")
     repo.write("evil.py", f"evil = '{KEY}'\n")
     repo.commit("merge adds and changes files")
     # a merge that renames a file and adds a line to it: read again with renames
     _side_branch(repo, "other", "main~1")
+    repo.git("checkout", "-q", "main")
     repo.git("merge", "-q", "--no-ff", "--no-commit", "other")
     repo.git("mv", "kept.py", "moved.py")
     repo.write("moved.py", body.replace("line_", "kept_") + f"moved = '{KEY}'\n")
@@ -379,11 +391,10 @@ def new_files(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
 
 
 def _side_branch(repo: GitRepo, name: str, base: str) -> None:
-    """A branch from ``base`` whose one commit adds ``<name>.py``; main checked out after."""
+    """A branch from ``base`` whose first commit adds ``<name>.py``, checked out."""
     repo.git("checkout", "-q", "-b", name, base)
     repo.write(f"{name}.py", f"{name} = 1\n")
     repo.commit(f"{name} adds a file")
-    repo.git("checkout", "-q", "main")
 
 
 def test_new_files_are_read_again_only_where_git_pairs_a_rename(new_files, monkeypatch) -> None:

@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING
 from spillguard.core.decode import as_utf8, decode, wide_encoding
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, Fragment
-from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, hang_up
+from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, Conversation
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -627,10 +627,8 @@ class BlobHeads:
     of a 2 MB binary: 1.4 s)."""
 
     def __init__(self, command: list[str], env: dict[str, str], size: int) -> None:
-        self._command = command
-        self._env = env
+        self._git = Conversation([*command, "cat-file", "--batch"], env)
         self._size = size
-        self._git: subprocess.Popen[bytes] | None = None
         #: Blobs asked for and not read yet, in git's order; and those read early.
         self._asked: collections.deque[str] = collections.deque()
         self._early: dict[str, tuple[int, bytes] | None] = {}
@@ -674,28 +672,13 @@ class BlobHeads:
         return self._reply(limit or self._size) if self._send([blob]) else None
 
     def _send(self, blobs: Sequence[str]) -> bool:
-        if self._git is None:
-            self._git = subprocess.Popen(
-                [*self._command, "cat-file", "--batch"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=self._env,
-            )
-        given = self._git.stdin
-        assert given is not None  # noqa: S101 - Popen's promise for stdin=PIPE
-        try:
-            given.write("".join(f"{blob}\n" for blob in blobs).encode())
-            given.flush()
-        except BrokenPipeError:
-            return False
-        return True
+        return self._git.ask("".join(f"{blob}\n" for blob in blobs).encode()) is not None
 
     def _reply(self, limit: int) -> tuple[int, bytes] | None:
         """The next reply: the blob's size and first ``limit`` bytes, or None."""
         if self._asked:
             self._asked.popleft()
-        told = None if self._git is None else self._git.stdout
+        told = self._git.output
         assert told is not None  # noqa: S101 - a question was sent, so git runs
         header = told.readline().split()
         if len(header) != len(("id", "type", "size")):
@@ -706,7 +689,7 @@ class BlobHeads:
         return total, head
 
     def close(self) -> None:
-        hang_up(self._git)
+        self._git.close()
 
 
 def _discard(stream: IO[bytes], count: int) -> None:

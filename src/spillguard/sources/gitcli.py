@@ -16,6 +16,7 @@ from spillguard.core.errors import GitError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import IO
 
     from spillguard.core.models import Selection
 
@@ -138,11 +139,46 @@ def resolve(git_dir: str, rev: str, kind: str) -> str:
     raise GitError(f"unknown revision {rev!r}")
 
 
-def hang_up(process: subprocess.Popen[bytes] | None) -> None:
-    """End a conversation with a git reading questions from its input: close both
-    pipes (git ends at the end of its input), then reap it."""
-    if process is not None:
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                stream.close()
-        process.wait()
+class Conversation:
+    """A git that answers questions on its input as they come (``cat-file --batch``,
+    ``diff-tree --stdin``), started on the first question: a chunk of a history
+    asks many, and a git started for each costs milliseconds."""
+
+    def __init__(self, command: Sequence[str], env: dict[str, str]) -> None:
+        self._command = command
+        self._env = env
+        self._git: subprocess.Popen[bytes] | None = None
+
+    def ask(self, question: bytes) -> IO[bytes] | None:
+        """Send ``question``; git's output, to read its answer from, or None if git
+        stopped."""
+        if self._git is None:
+            self._git = subprocess.Popen(
+                self._command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=self._env,
+            )
+        given, told = self._git.stdin, self._git.stdout
+        assert given is not None  # noqa: S101 - Popen's promise for stdin=PIPE
+        assert told is not None  # noqa: S101 - and for stdout=PIPE
+        try:
+            given.write(question)
+            given.flush()
+        except BrokenPipeError:
+            return None
+        return told
+
+    @property
+    def output(self) -> IO[bytes] | None:
+        """git's output, once a question was asked."""
+        return None if self._git is None else self._git.stdout
+
+    def close(self) -> None:
+        """Close both pipes (git ends at the end of its input), then reap git."""
+        if self._git is not None:
+            for stream in (self._git.stdin, self._git.stdout):
+                if stream is not None:
+                    stream.close()
+            self._git.wait()

@@ -55,6 +55,7 @@ from spillguard.core.decode import (
 from spillguard.core.errors import GitError
 from spillguard.core.models import CommitWalked, Skipped, is_zero_id
 from spillguard.sources.blobdiff import bytes_added, changes
+from spillguard.sources.blobsizes import BlobSizes
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
     DIFF_TREE,
@@ -160,7 +161,9 @@ def iter_commits_fast(
             merged = iter(merges)
         heads = BlobHeads(side, env, max_size)
         running.callback(heads.close)
-        blobs = _Blobs(heads, max_size)
+        sizes = BlobSizes(side, env)
+        running.callback(sizes.close)
+        blobs = _Blobs(heads, sizes, max_size)
         renames = Renames(side, env)
         running.callback(renames.close)
         ordered = iter(diffs)
@@ -292,16 +295,18 @@ def _exact_items(
     return [*fragments(path, added, info, ref), *fragments(path, extra, info, ref)]
 
 
-def _wanted(files: Iterable[FileDiff], merge: bool) -> Iterator[str]:
-    """The blobs ``_file_items`` will read (most likely), in the order it reads them."""
+def _wanted(files: Iterable[FileDiff], merge: bool) -> Iterator[tuple[str, bool]]:
+    """The blobs ``_file_items`` will read (most likely), in the order it reads them,
+    each with whether it is read only if small enough to be an LFS pointer."""
     for file in files:
         if file.status == "D" or not plain_text(file, _TEXT_MODES):
             continue
-        lfs = _may_be_lfs_pointer(file)
         removed = file.removed_after and not merge
         last = merge and file.added and max(file.added) >= file.lines
-        if lfs or removed or last or may_touch_block(file.added):
-            yield file.new_id
+        if removed or last or may_touch_block(file.added):
+            yield file.new_id, False
+        elif _may_be_lfs_pointer(file):
+            yield file.new_id, True
 
 
 def _utf8(path: bytes) -> str:
@@ -351,18 +356,29 @@ class _Blobs:
     printable runs of those git called binary (and of their old versions), and whole
     text files where a merge's last line or a PEM block needs them."""
 
-    def __init__(self, heads: BlobHeads, max_size: int) -> None:
+    def __init__(self, heads: BlobHeads, sizes: BlobSizes, max_size: int) -> None:
         self._heads = heads
+        self._sizes = sizes
         self._max_size = max_size
         self._runs: dict[str, tuple[bool, list[Run]] | None] = {}
         #: The commit's blobs read so far (its LFS check, then its PEM blocks).
         self._read: dict[str, tuple[int, bytes] | None] = {}
+        #: The sizes of the commit's blobs read only if they could be LFS pointers.
+        self._size: dict[str, int] = {}
 
-    def start(self, wanted: Iterable[str]) -> None:
-        """A new commit, which will read ``wanted``: git is asked for them at once."""
+    def start(self, wanted: Iterable[tuple[str, bool]]) -> None:
+        """A new commit, which will read ``wanted`` (``_wanted``): git is asked for
+        them at once, those to be read only if small once their sizes are known."""
         self._read.clear()
         self._heads.forget()
-        self._heads.expect(wanted)
+        blobs = list(wanted)
+        maybe = [blob for blob, only_small in blobs if only_small]
+        self._size = self._sizes.sizes(maybe) if maybe else {}
+        self._heads.expect(
+            blob
+            for blob, only_small in blobs
+            if not only_small or self._size.get(blob, 0) < LFS_POINTER_LIMIT
+        )
 
     def _head(self, blob: str) -> tuple[int, bytes] | None:
         if blob not in self._read:
@@ -388,6 +404,8 @@ class _Blobs:
 
     def small(self, blob: str) -> bytes | None:
         """A blob small enough to be an LFS pointer, else b""; None if git has none."""
+        if self._size.get(blob, 0) >= LFS_POINTER_LIMIT:
+            return b""
         found = self._head(blob)
         if found is None:
             return None

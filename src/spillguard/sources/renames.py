@@ -16,13 +16,13 @@ question marks where its answer ends.
 
 from __future__ import annotations
 
-import subprocess
 from typing import TYPE_CHECKING
 
-from spillguard.sources.gitcli import hang_up
+from spillguard.sources.gitcli import Conversation
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
+    from typing import IO
 
 #: Renames only, as raw lines: a tree diff against the first parent with ``-M`` (its
 #: default similarity, as ``iter_commit`` reads renames), no patch.
@@ -35,45 +35,31 @@ class Renames:
     """Asks one ``git diff-tree`` (started on first need) about commits' renames."""
 
     def __init__(self, command: Sequence[str], env: dict[str, str]) -> None:
-        self._command = [*command, *_RENAMES]
-        self._env = env
-        self._git: subprocess.Popen[bytes] | None = None
+        self._git = Conversation([*command, *_RENAMES], env)
 
     def pair(self, commit: str, first_parent: str | None, added: Collection[bytes]) -> bool:
         """Whether git, diffing ``commit`` against ``first_parent`` (its parent when
         None) with renames, names one of the ``added`` paths (as git writes them) as
         a rename's new path; True also when git cannot tell."""
         question = commit if first_parent is None else f"{commit} {first_parent}"
-        answer = self._ask(f"{question}\n".encode())
-        if answer is None:
+        told = self._git.ask(f"{question}\n".encode() + _END)
+        if told is None:
             return True
-        # Each line ends with a tab and the rename's new path.
-        return any(line.rstrip(b"\n").rsplit(b"\t", 1)[-1] in added for line in answer)
-
-    def _ask(self, question: bytes) -> list[bytes] | None:
-        """git's raw lines for the question, or None if git stopped."""
-        if self._git is None:
-            self._git = subprocess.Popen(
-                self._command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=self._env,
-            )
-        given, told = self._git.stdin, self._git.stdout
-        assert given is not None  # noqa: S101 - Popen's promise for stdin=PIPE
-        assert told is not None  # noqa: S101 - and for stdout=PIPE
-        try:
-            given.write(question + _END)
-            given.flush()
-        except BrokenPipeError:
-            return None
-        lines: list[bytes] = []
         for line in iter(told.readline, b""):
             if line == _END:
-                return lines
-            lines.append(line)
-        return None  # git stopped (an object it cannot read)
+                return False
+            # Each line ends with a tab and the rename's new path.
+            if line.rstrip(b"\n").rsplit(b"\t", 1)[-1] in added:
+                _skip_to(told, _END)
+                return True
+        return True  # git stopped (an object it cannot read)
 
     def close(self) -> None:
-        hang_up(self._git)
+        self._git.close()
+
+
+def _skip_to(told: IO[bytes], end: bytes) -> None:
+    """Read git's answer to its end."""
+    for line in iter(told.readline, b""):
+        if line == end:
+            return
