@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
 
 from spillguard.cli import main
+from spillguard.sources import pemblocks
+from spillguard.sources.diffparse import lines_by_number
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 from testing.gitrepo import GitRepo
 from testing.server import PATH, Server, install_hook
@@ -173,3 +176,62 @@ def test_only_touched_blocks_join_the_added_lines() -> None:
     # lines removed after line 3 (inside the first block) or after line 5 (its last)
     assert list(with_touched_blocks({}, data, [3])) == [2, 3, 4, 5]
     assert list(with_touched_blocks({}, data, [5])) == []
+
+
+def _blocks_line_by_line(lines: dict[int, bytes]) -> list[tuple[int, int]]:
+    """The blocks as the rule says them, one line at a time (the reference)."""
+    blocks: list[tuple[int, int]] = []
+    first: int | None = None
+    for number, line in lines.items():
+        if any(opening in line for opening in pemblocks._OPENING):
+            if first is not None:
+                blocks.append((first, number - 1))
+            first = number
+        elif first is not None and (
+            any(closing in line for closing in pemblocks._CLOSING)
+            or number - first >= pemblocks._MAX_BLOCK_LINES
+        ):
+            blocks.append((first, number))
+            first = None
+    if first is not None:
+        blocks.append((first, len(lines)))
+    return blocks
+
+
+_PIECES = (
+    HEADER,
+    FOOTER,
+    "---- BEGIN SSH2 PUBLIC KEY ----\n",
+    "---- END SSH2 PUBLIC KEY ----\n",
+    "PuTTY-User-Key-File-3: ssh-rsa\n",
+    "Private-MAC: 0123abcd\n",
+    f"x = '{FOOTER.strip()}' + '{HEADER.strip()}'\n",  # a closing, then an opening
+    f"{HEADER.strip()} {FOOTER.strip()}\n",  # an opening, then a closing
+    "MIIEvQIBADANBgkqhkiG9w0BAQEF\n",
+    "x = 1\n",
+    "\n",
+)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_blocks_are_found_as_the_rule_says_line_by_line(seed: int, monkeypatch) -> None:
+    """The search over the whole file finds the blocks the line-by-line rule finds,
+    the longest-block limit included (made small here to be met often)."""
+    rng = random.Random(seed)  # noqa: S311 - reproducible cases, not secrets
+    monkeypatch.setattr(pemblocks, "_MAX_BLOCK_LINES", rng.choice((3, 5, 1000)))
+    pieces = rng.choices(_PIECES, weights=(4, 3, 1, 1, 1, 1, 1, 1, 6, 6, 2), k=rng.randint(1, 60))
+    text = "".join(pieces)
+    if rng.random() < 0.3:
+        text = text.rstrip("\n")  # a last line without its newline
+    data = text.encode()
+    lines = lines_by_number(data)
+    added = {n: lines[n] for n in lines if rng.random() < 0.05}
+    removed = [n for n in lines if rng.random() < 0.05]
+    expected = dict(added)
+    for first, last in _blocks_line_by_line(lines):
+        if any(first <= n <= last for n in added) or any(first <= n < last for n in removed):
+            expected.update({n: lines[n] for n in range(first, last + 1)})
+    if any(opening in data for opening in pemblocks._OPENING):
+        assert pemblocks._blocks(data) == _blocks_line_by_line(lines)
+    found = with_touched_blocks(added, data, removed)
+    assert list(found.items()) == sorted(expected.items())

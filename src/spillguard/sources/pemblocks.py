@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from spillguard.core.decode import as_utf8
 from spillguard.sources.diffparse import lines_by_number
 
 if TYPE_CHECKING:
@@ -57,31 +58,57 @@ def with_touched_blocks(
     last): removing what kept a header from its body completes a key too."""
     if not any(opening in data for opening in _OPENING):
         return added
-    lines = lines_by_number(data)
+    text = as_utf8(data)  # lines split where a diff splits them (``lines_by_number``)
+    touched = [
+        (first, last)
+        for first, last in _blocks(text)
+        if any(first <= number <= last for number in added)
+        or any(first <= number < last for number in removed_after)
+    ]
+    if not touched:
+        return dict(sorted(added.items()))
+    lines = lines_by_number(text)
     extended = dict(added)
-    for first, last in _blocks(lines):
-        if any(first <= number <= last for number in added) or any(
-            first <= number < last for number in removed_after
-        ):
-            for number in range(first, last + 1):
-                extended.setdefault(number, lines[number])
+    for first, last in touched:
+        for number in range(first, last + 1):
+            extended.setdefault(number, lines[number])
     return dict(sorted(extended.items()))
 
 
-def _blocks(lines: Mapping[int, bytes]) -> list[tuple[int, int]]:
-    """The (first, last) line numbers of each block."""
+#: A marker that opens or closes a block, found in C over the whole file: a key file
+#: has a few, a test suite's source a few dozen, among thousands of lines.
+_MARKER = re.compile(b"|".join(re.escape(marker) for marker in (*_OPENING, *_CLOSING)))
+
+
+def _blocks(text: bytes) -> list[tuple[int, int]]:
+    """The (first, last) line numbers of each block.
+
+    A line with an opening marker opens a block (ending the one before on the line
+    above it); else a line with a closing marker ends the open block, as does its
+    ``_MAX_BLOCK_LINES``-th line after the opening, or the end of the file.
+    """
     blocks: list[tuple[int, int]] = []
     first: int | None = None
-    for number, line in lines.items():
+    number, counted = 1, 0  # the line number at byte ``counted``
+    marker = _MARKER.search(text)
+    while marker is not None:
+        number += text.count(b"\n", counted, marker.start())
+        counted = marker.start()
+        end = text.find(b"\n", counted)
+        end = len(text) if end < 0 else end
+        if first is not None and number - first > _MAX_BLOCK_LINES:
+            blocks.append((first, first + _MAX_BLOCK_LINES))
+            first = None
+        line = text[counted:end]  # from the line's first marker on
         if any(opening in line for opening in _OPENING):
             if first is not None:
                 blocks.append((first, number - 1))
             first = number
-        elif first is not None and (
-            any(closing in line for closing in _CLOSING) or number - first >= _MAX_BLOCK_LINES
-        ):
+        elif first is not None:
             blocks.append((first, number))
             first = None
+        marker = _MARKER.search(text, end)
     if first is not None:
-        blocks.append((first, len(lines)))
+        total = text.count(b"\n") + (not text.endswith(b"\n"))
+        blocks.append((first, min(total, first + _MAX_BLOCK_LINES)))
     return blocks
