@@ -175,8 +175,17 @@ def iter_commits_fast(
             items = None if diff is None else _commit_items(diff, ref, blobs, renames)
             if items is None:
                 known = None if diff is None or diff.info is None else (diff.info, diff.parents)
+                # a commit with one parent and a rename: its diff with renames from the
+                # chunk's git, not from gits started for it
+                renamed = known is not None and len(known[1]) == 1 and renames.paired == commit
                 yield from iter_commit(
-                    git_dir, commit, max_size=max_size, ref=ref, known=known, empty_tree=empty
+                    git_dir,
+                    commit,
+                    max_size=max_size,
+                    ref=ref,
+                    known=known,
+                    empty_tree=empty,
+                    first=renames.diff(commit) if renamed else None,
                 )
             else:
                 yield CommitWalked(commit=commit)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from spillguard.core.models import RefUpdate
     from spillguard.sources import Source, SourceItem
+    from spillguard.sources.diffparse import CommitDiff
 
 _FIELDS = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00%x01"
 #: ``git log`` of commits' details, whatever the user's configuration adds to a log.
@@ -97,13 +98,15 @@ def iter_commit(  # noqa: PLR0913 - one commit, and what the caller knows of it 
     ref: str | None = None,
     known: tuple[CommitInfo, Sequence[str]] | None = None,
     empty_tree: str = "",
+    first: CommitDiff | None = None,
 ) -> Source:
     """The commit marked as walked, its message, then the fragments of the lines it
     adds, diffed as ``staged_cli`` diffs the index: renames against the first parent
     (as ``git log -M`` pairs them), and a merge adds only the lines no parent had.
 
     ``known`` is its details and parents as the caller's git gave them (else ``git
-    log`` is asked), ``empty_tree`` the repository's empty tree id: each git started
+    log`` is asked), ``empty_tree`` the repository's empty tree id, ``first`` its diff
+    with renames against its only parent (``renames.Renames.diff``): each git started
     for one commit costs milliseconds.
     """
     git_dir = str(Path(git_dir).resolve())  # git runs from a scratch directory
@@ -114,9 +117,14 @@ def iter_commit(  # noqa: PLR0913 - one commit, and what the caller knows of it 
     empty_tree = empty_tree or empty_tree_id(git_dir)
     yield CommitWalked(commit=info.id)
     yield from commit_message(info, ref)
-    trees = git_output(git_dir, "rev-parse", *(f"{each}^{{tree}}" for each in (commit, *parents)))
-    tree, *bases = trees.decode().split()
-    change = read_tree_change(git_dir, empty_tree, bases or [empty_tree], tree)
+    if first is not None and len(parents) == 1:
+        # a commit names its tree wherever git reads a tree-ish (``<commit>:<path>``)
+        change = read_tree_change(git_dir, empty_tree, [], info.id, first=first)
+    else:
+        ids = (commit, *parents)
+        trees = git_output(git_dir, "rev-parse", *(f"{each}^{{tree}}" for each in ids))
+        tree, *bases = trees.decode().split()
+        change = read_tree_change(git_dir, empty_tree, bases or [empty_tree], tree)
     if change is None:
         raise GitError(f"git could not diff commit {info.id}")
     yield from change.items(max_size=max_size, commit=info, ref=ref)

@@ -118,12 +118,20 @@ def read_staged(paths: Sequence[str]) -> Staged:
     return staged
 
 
-def read_tree_change(
-    git_dir: str, empty_tree: str, bases: Sequence[str], tree: str, paths: Sequence[str] = ()
+def read_tree_change(  # noqa: PLR0913 - the trees, and what the caller has diffed already
+    git_dir: str,
+    empty_tree: str,
+    bases: Sequence[str],
+    tree: str,
+    paths: Sequence[str] = (),
+    *,
+    first: CommitDiff | None = None,
 ) -> Staged | None:
     """What ``tree`` adds, all by git (SHA-256): against ``bases[0]`` with renames, and
-    only the lines also new relative to the other bases (a merge's other parents)."""
-    diffs = _diffs(git_dir, empty_tree, bases, tree, "-M")
+    only the lines also new relative to the other bases (a merge's other parents).
+    ``first``: that first diff, with renames, where the caller has it already (then
+    ``bases`` are the other ones)."""
+    diffs = _diffs(git_dir, empty_tree, bases, tree, "-M", first=first)
     if diffs is None:
         return None
     files = _changed_files(diffs[0], diffs[1:])
@@ -167,16 +175,24 @@ def _merge_heads(git_dir: str) -> list[str]:
 
 
 def _diffs(
-    git_dir: str, empty_tree: str, bases: Sequence[str], tree: str, *options: str
+    git_dir: str,
+    empty_tree: str,
+    bases: Sequence[str],
+    tree: str,
+    *options: str,
+    first: CommitDiff | None = None,
 ) -> list[CommitDiff] | None:
-    """``tree`` diffed against each of ``bases``, in order; None when git fails."""
+    """``tree`` diffed against each of ``bases``, in order, after ``first`` if given;
+    None when git fails."""
+    diffs: list[CommitDiff] = [] if first is None else [first]
+    if not bases:
+        return diffs
     with _scratch(git_dir) as scratch:
         if scratch is None:
             return None
         command, env = git_command(git_dir, scratch, empty_tree)
-        diffs: list[CommitDiff] = []
         try:
-            for index, base in enumerate(bases):
+            for index, base in enumerate(bases, start=len(diffs)):
                 # renames only against HEAD, as libgit2's find_renames on the index diff
                 stdin = f"{base} {tree}\n".encode()
                 given = options if index == 0 else _only_paths(diffs[0])
