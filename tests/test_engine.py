@@ -8,6 +8,7 @@ import regex
 from spillguard.core.models import MAX_LINE_LENGTH, Fragment, ReviewedEntry, Rule, RuleSet
 from spillguard.detection.engine import OutOfTime, Scanner
 from spillguard.detection.fingerprint import reviewed_digest
+from spillguard.scanning.run import run_scan
 
 
 def rule(name: str, pattern: str, **kwargs: object) -> Rule:
@@ -227,3 +228,17 @@ def test_the_deadline_bounds_a_rule_inside_a_line_and_keeps_what_was_found():
     late = Scanner(RuleSet(rules=(fine,)), deadline=time.monotonic() - 1)
     with pytest.raises(OutOfTime):
         late.scan(Fragment(path="f", text="tok_abc\n"))
+
+
+def test_a_batch_past_its_deadline_keeps_what_it_found_and_counts_what_it_reached():
+    """Fragments judged a batch at a time stop at the deadline as one by one would: the
+    findings before it stand, and the fragments up to the one it stopped in count."""
+    slow = rule("SLOW", r"((?:\p{Lu}\p{Ll})+)+$", keywords=("ab",))
+    fine = rule("FINE", r"tok_[a-z]+", keywords=("tok_",))
+    texts = ["tok_first\n", "nothing\n", "Ab" * 5000 + "!\n", "tok_never\n"]
+    fragments = [Fragment(path=f"f{number}", text=text) for number, text in enumerate(texts)]
+    ruleset = RuleSet(rules=(fine, slow), rule_timeout=600)
+    result = run_scan(fragments, ruleset, deadline=time.monotonic() + 0.3)
+    assert result.out_of_time
+    assert [f.match_text for f in result.findings] == ["tok_first"]
+    assert (result.stats.files, result.stats.bytes) == (3, len("".join(texts[:3])))

@@ -89,8 +89,8 @@ def test_lines_with_hits_are_located_exactly() -> None:
 
 @pytest.mark.parametrize("seed", range(20))
 def test_a_batch_prefiltered_first_is_judged_as_each_text_alone(seed: int) -> None:
-    """scan() reuses the hits worth_scanning found in its batch: same findings,
-    and a text not worth scanning has none."""
+    """scan_batch() judges each text with the hits of one search of them all: the
+    findings of scan() of each, in order, and a text not worth scanning has none."""
     rng = random.Random(seed)  # noqa: S311 - test data, not cryptography
     words = ["tok_", "key", "pass", "sk_", "ab", "hasło"]
     rules = tuple(
@@ -104,7 +104,7 @@ def test_a_batch_prefiltered_first_is_judged_as_each_text_alone(seed: int) -> No
     alone = [Scanner(RuleSet(rules=rules)).scan(fragment) for fragment in fragments]
     batched = Scanner(RuleSet(rules=rules))
     worth = batched.worth_scanning(texts)
-    assert [batched.scan(fragment) for fragment in fragments] == alone
+    assert batched.scan_batch(fragments) == [finding for found in alone for finding in found]
     assert all(worth[number] or not found for number, found in enumerate(alone))
 
 
@@ -179,5 +179,27 @@ def test_required_strings_only_skip_what_could_not_match(seed: int) -> None:
     filtered = Scanner(RuleSet(rules=rules(required=True)))
     worth = filtered.worth_scanning(texts)
     assert [filtered.scan(fragment) for fragment in fragments] == expected
+    assert filtered.scan_batch(fragments) == [finding for found in expected for finding in found]
     assert all(worth[number] or not found for number, found in enumerate(expected))
     assert worth.count(False) > plain.worth_scanning(texts).count(False)  # it did skip some
+
+
+def test_a_file_whose_path_has_a_rule_for_every_line_is_judged_in_a_batch() -> None:
+    """A rule with a path and no keywords (a .pgpass line holds none) finds its line in
+    a batch too, though the text holds no keyword; the same text elsewhere is clean."""
+    pgpass = Rule(
+        name="PG",
+        kind="builtin",
+        regexp=r"^[^:\s]+:\d+:\w+:\w+:(?P<secret>\w{8,})$",
+        path=r"(?:^|/)\.pgpass$",
+        secret_group="secret",
+    )
+    token = Rule(name="T", kind="builtin", regexp=r"tok_[a-z]+", keywords=("tok_",))
+    line = "db:5432:app:me:Xk2mQ9vLr4\n"
+    fragments = [
+        Fragment(path="a.txt", text=line),
+        Fragment(path="x/.pgpass", text=line),
+        Fragment(path="b", text="tok_x"),
+    ]
+    found = Scanner(RuleSet(rules=(pgpass, token))).scan_batch(fragments)
+    assert [(finding.path, finding.rule) for finding in found] == [("x/.pgpass", "PG"), ("b", "T")]

@@ -12,6 +12,7 @@ import bisect
 import dataclasses
 import functools
 import itertools
+import operator
 import time
 from typing import TYPE_CHECKING
 
@@ -68,12 +69,15 @@ def pattern_of(regexp: str) -> regex.Pattern[str]:
 class OutOfTime(Exception):  # noqa: N818 - a verdict, not an error
     """The scanner's deadline passed: what was found so far stands, the rest is unjudged.
 
-    ``findings``: those of the fragment being judged, up to the line it stopped at.
+    ``findings``: those of the fragment being judged, up to the line it stopped at
+    (from ``scan_batch``: those of its batch). ``reached``: the fragments of the batch
+    begun, the one it stopped in included.
     """
 
     def __init__(self) -> None:
         super().__init__("the deadline passed")
         self.findings: list[Finding] = []
+        self.reached = 0
 
 
 class Scanner:
@@ -111,11 +115,6 @@ class Scanner:
         # Each rule's pattern by index, compiled on first use: looked up for every
         # rule tried on every candidate line.
         self._patterns: list[regex.Pattern[str] | None] = [None] * len(self.rules)
-        # The keyword hits worth_scanning found in each text of its last batch, for
-        # scan() to use instead of searching the text again. Keyed by the text's id,
-        # not its content (hashing megabytes of text costs time), and holding the text
-        # so that the id stays its own. Holds one batch at most.
-        self._batch_hits: dict[int, tuple[str, list[tuple[int, frozenset[int]]]]] = {}
         # Lines already judged to hold no finding, by text and candidate rules: history
         # repeats lines (a file edited again, a revert, a cherry-pick); half the
         # candidate lines of the bench repository's history had been judged before.
@@ -129,6 +128,9 @@ class Scanner:
             if rule.lookahead or rule.previous_line is not None
         )
         self._requires = tuple(rule.requires for rule in self.rules)
+        self._unconditional = frozenset(
+            index for index, rule in enumerate(self.rules) if not rule.requires
+        )
         # A locked rule is never silenced by a pragma; the administrator may turn
         # pragmas off altogether.
         self._pragma_rules = frozenset(
@@ -148,11 +150,6 @@ class Scanner:
             self.errors.append(error)
             self._broken.add(error.rule)
 
-    def triggered_by_path(self, path: str) -> bool:
-        """Whether a rule is tried on every line of ``path`` whatever its keywords:
-        a text the keyword prefilter passed over is still worth scanning there."""
-        return bool(self._by_path.of(path)[1])
-
     def path_allowlisted(self, path: str) -> bool:
         return path_allowlisted(path, self.ruleset.allowlist_paths)
 
@@ -160,7 +157,7 @@ class Scanner:
         """The rules whose findings an ``allowlist_paths`` entry does not hide for ``path``:
         none, every rule (no entry matches), or the locked ones (only a repository's does).
         """
-        if not self.path_allowlisted(path):
+        if not self.ruleset.allowlist_paths or not self.path_allowlisted(path):
             return self._all_names
         if path_allowlisted(path, self.ruleset.trusted_allowlist_paths):
             return frozenset()
@@ -172,61 +169,124 @@ class Scanner:
         return old == new or self._path_exempt(old) == self._path_exempt(new)
 
     def worth_scanning(self, texts: Sequence[str]) -> list[bool]:
-        """Which texts hold a keyword of some rule; the others cannot yield a finding.
-
-        One pass of the keyword index over all the texts joined by newlines (no
-        keyword spans one), instead of one pass and its overhead per text. Each
-        text's hits are kept for ``scan`` (the next texts scanned are these).
-        """
-        self._batch_hits = {}
+        """Which texts hold a keyword of some rule; the others cannot yield a finding."""
         if self._index.always:
             return [True] * len(texts)
-        # A text some of whose characters lower to two (İ) cannot be searched in
-        # place: it goes in empty, is worth scanning, and is judged line by line.
-        # In every other text each character lowered to one, so its hits in the
-        # joined text, shifted to its start, are those of the text alone, whatever
-        # script its keywords are written in (hasło, lösenord).
-        parts = [text.lower() for text in texts]
-        odd = [len(part) != len(text) for part, text in zip(parts, texts, strict=True)]
-        parts = ["" if skip else part for part, skip in zip(parts, odd, strict=True)]
-        lowered = "\n".join(parts)
-        ends = list(itertools.accumulate(len(part) + 1 for part in parts))
-        found: dict[int, list[tuple[int, frozenset[int]]]] = {}
-        hits: list[tuple[int, frozenset[int]]] = []
+        _, worth = self._prefilter(texts)
+        return [index in worth for index in range(len(texts))]
+
+    def scan_batch(self, fragments: Sequence[Fragment]) -> list[Finding]:
+        """The findings of the fragments, in order, as ``scan`` of each gives them.
+
+        One pass of the keyword index over all their texts joined by newlines (no
+        keyword spans one), instead of one pass and its overhead per text: most
+        fragments of a history hold no keyword (six in seven of git's) and cost
+        only their share of that pass. Past the deadline, OutOfTime holds the
+        batch's findings so far and how many fragments were reached.
+        """
+        if self._index.always or len(fragments) < 2:
+            hits: dict[int, list[_Hit]] = {}
+            chosen: Iterable[int] = range(len(fragments))
+        else:
+            hits, worth = self._prefilter([fragment.text for fragment in fragments])
+            chosen = sorted(worth.union(self._triggered(fragments)))
+        findings: list[Finding] = []
+        index = 0
+        try:
+            for index in chosen:
+                findings += self._scan(fragments[index], hits.get(index))
+        except OutOfTime as stop:
+            stop.findings[:0] = findings
+            stop.reached = index + 1
+            raise
+        return findings
+
+    def _prefilter(self, texts: Sequence[str]) -> tuple[dict[int, list[_Hit]], set[int]]:
+        """The keyword hits of each text that holds one (positions in the text), and
+        the texts worth scanning: those with hits some rule could match, and those
+        that cannot be searched in place.
+
+        A text some of whose characters lower to two (İ) cannot be: it goes in
+        empty, is worth scanning, and is judged line by line. In every other text
+        each character lowered to one, so its hits in the joined text, shifted to
+        its start, are those of the text alone, whatever script its keywords are
+        written in (hasło, lösenord). An ASCII batch (most of them) is lowered in
+        one call.
+        """
+        joined = "\n".join(texts)
+        parts: Sequence[str] = texts
+        odd: set[int] = set()
+        if joined.isascii():
+            lowered = joined.lower()
+        else:
+            # Text by text: lowering outside ASCII is slow, and most texts need not.
+            lowered_parts = [text.lower() for text in texts]
+            odd = {
+                index
+                for index, (part, text) in enumerate(zip(lowered_parts, texts, strict=True))
+                if len(part) != len(text)
+            }
+            parts = ["" if index in odd else part for index, part in enumerate(lowered_parts)]
+            lowered = "\n".join(parts)
+        # Where each text's newline ends it in the joined text.
+        ends = list(map(operator.add, itertools.accumulate(map(len, parts)), itertools.count(1)))
+        found: dict[int, list[_Hit]] = {}
+        hits: list[_Hit] = []
         start = end = 0
         for position, rules in self._index.hits(lowered):
             if position >= end:
                 index = bisect.bisect_right(ends, position)
                 end = ends[index]
                 start = end - len(parts[index]) - 1
-                hits = found.setdefault(index, [])
+                hits = found[index] = []
             hits.append((position - start, rules))
-        found = {index: hits for index, hits in found.items() if self._could(texts[index], hits)}
-        self._batch_hits = {id(texts[index]): (texts[index], hits) for index, hits in found.items()}
-        return [skip or index in found for index, skip in enumerate(odd)]
+        worth = {index for index, hits in found.items() if self._could(texts[index], hits)}
+        return found, worth | odd
 
-    def _could(self, text: str, hits: list[tuple[int, frozenset[int]]]) -> bool:
+    def _triggered(self, fragments: Sequence[Fragment]) -> list[int]:
+        """The fragments at paths that have a rule tried on every line: worth scanning
+        whatever keywords they hold. Each path is looked up once a batch (a commit's
+        fragments share a few paths)."""
+        if not self._by_path.any_everywhere:
+            return []
+        paths = {path for path in set(map(_path_of, fragments)) if self._by_path.of(path)[1]}
+        if not paths:
+            return []
+        return [index for index, fragment in enumerate(fragments) if fragment.path in paths]
+
+    def _could(self, text: str, hits: list[_Hit]) -> bool:
         """Whether some rule whose keyword the text holds could match in it: one whose
         required strings it holds too (a lockfile's every URL hits the URL rules'
         keyword, and none holds the ``@`` they require)."""
+        rules = frozenset().union(*[rules for _, rules in hits])
+        if not self._unconditional.isdisjoint(rules):
+            return True
         requires = self._requires
-        rules = frozenset().union(*(rules for _, rules in hits))
         return any(_holds(requires[index], text) for index in rules)
 
     def scan(self, fragment: Fragment) -> list[Finding]:
         """The findings of one fragment, reviewed ones removed, allowlisted ones flagged
         (or dropped, without ``include_allowlisted``); every one hidden is counted."""
+        return self._scan(fragment, None)
+
+    def _scan(self, fragment: Fragment, hits: list[_Hit] | None) -> list[Finding]:
+        """``scan``, with the text's keyword hits when a batch's search found them."""
         exempt = self._path_exempt(fragment.path)
         # Compared once here, not per line: equal sets of 288 names compare name by name.
         everything = exempt is self._all_names or exempt == self._all_names
         findings: list[Finding] = []
         deadline = self.deadline
-        for line_index, rule_indexes in self._candidates(fragment.text, fragment.path):
+        clean = self._clean
+        for line, rule_indexes in self._candidates(fragment.text, fragment.path, hits):
             try:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise OutOfTime  # noqa: TRY301 - the same handling as the regex's
+                # Half the candidate lines of a history were judged clean before: they
+                # are passed over here, without the calls that would say so.
+                if everything and (line.text, tuple(rule_indexes)) in clean:
+                    continue
                 finding = self._judge_exempt_first(
-                    fragment, line_index, rule_indexes, exempt, everything=everything
+                    fragment, line, rule_indexes, exempt, everything=everything
                 )
             except OutOfTime as stop:
                 self._reviewed_seen.clear()
@@ -244,58 +304,59 @@ class Scanner:
         self._reviewed_seen.clear()
         return findings
 
-    def _candidates(self, text: str, path: str) -> Iterator[tuple[_Line, list[int]]]:
+    def _candidates(
+        self, text: str, path: str, hits: list[_Hit] | None
+    ) -> list[tuple[_Line, list[int]]]:
         """Lines where some rule can match, with those rules' indexes in order: the
-        rules for other paths left out, the rules for this path's every line put in."""
-        excluded, everywhere = self._by_path.of(path)
-        for line, rules in self._keyword_candidates(text, everywhere):
-            if excluded:
-                rules = [index for index in rules if index not in excluded]  # noqa: PLW2901
-            if rules:
-                yield line, rules
-
-    def _keyword_candidates(
-        self, text: str, everywhere: frozenset[int]
-    ) -> Iterator[tuple[_Line, list[int]]]:
+        rules for other paths left out, the rules for this path's every line put in,
+        and those whose required strings the line lacks left out (they cannot match
+        it, and a line left with none costs no judging at all: a lockfile's URLs hit
+        the URL rules' keywords, line after line). ``hits``: the text's keyword hits,
+        or None to search it here."""
         if not text:
-            return
-        batched = self._batch_hits.pop(id(text), None)
-        hits: Iterable[tuple[int, frozenset[int]]]
-        if batched is not None and batched[0] is text:
-            hits = batched[1]
-        else:
+            return []
+        excluded, everywhere = self._by_path.of(path)
+        always = self._index.always | everywhere
+        found_hits: Iterable[_Hit] | None = hits
+        if found_hits is None:
             lowered = text.lower()
             if len(lowered) != len(text):
-                yield from self._candidates_by_line(text, everywhere)
-                return
-            hits = self._index.hits(lowered)
-        hit_lines = _lines_of_hits(text, hits)
-        always = self._index.always | everywhere
+                return self._possible(self._candidates_by_line(text, always), excluded)
+            found_hits = self._index.hits(lowered)
+        hit_lines = _lines_of_hits(text, found_hits)
         if not always:
-            for line, rules in hit_lines:
-                if possible := self._possible(line, rules):
-                    yield line, possible
-            return
+            return self._possible(hit_lines, excluded)
         found = {line.index: rules for line, rules in hit_lines}
-        for line in _all_lines(text):
-            if possible := self._possible(line, found.get(line.index, always) | always):
-                yield line, possible
+        every_line = ((line, found.get(line.index, always) | always) for line in _all_lines(text))
+        return self._possible(every_line, excluded)
 
-    def _possible(self, line: _Line, rules: Iterable[int]) -> list[int]:
-        """``rules`` in order, without those whose required strings the line lacks: they
-        cannot match it (``_matches`` finds nothing), and a line left with none costs no
-        judging at all (a lockfile's URLs hit the URL rules' keywords, line after line)."""
-        text = line.text
+    def _possible(
+        self, lines: Iterable[tuple[_Line, Iterable[int]]], excluded: frozenset[int]
+    ) -> list[tuple[_Line, list[int]]]:
+        """Each line with its rules in order, without ``excluded`` and those whose
+        required strings it lacks; the lines left with none left out."""
         requires = self._requires
-        return [index for index in sorted(rules) if _holds(requires[index], text)]
+        possible = []
+        for line, rules in lines:
+            text = line.text
+            kept = [
+                index
+                for index in sorted(rules)
+                if index not in excluded
+                and (not requires[index] or any(needed in text for needed in requires[index]))
+            ]
+            if kept:
+                possible.append((line, kept))
+        return possible
 
     def _candidates_by_line(
-        self, text: str, everywhere: frozenset[int]
-    ) -> Iterator[tuple[_Line, list[int]]]:
-        """``_candidates`` of a text some of whose characters lower to two: positions
-        in the lowered text would drift from the text's, so each line is lowered on
-        its own, and one search of the lowered lines joined by newlines (no keyword
-        spans one) finds the keywords of each.
+        self, text: str, always: frozenset[int]
+    ) -> Iterator[tuple[_Line, frozenset[int]]]:
+        """The lines of a text some of whose characters lower to two, with the rules
+        of the keywords each holds and ``always``: positions in the lowered text would
+        drift from the text's, so each line is lowered on its own, and one search of
+        the lowered lines joined by newlines (no keyword spans one) finds the keywords
+        of each.
         """
         lines = list(_all_lines(text))
         lowered = [line.text.lower() for line in lines]
@@ -303,11 +364,10 @@ class Scanner:
         found: dict[int, set[int]] = {}
         for position, rules in self._index.hits("\n".join(lowered)):
             found.setdefault(bisect.bisect_right(ends, position), set()).update(rules)
-        always = self._index.always | everywhere
         for number, line in enumerate(lines):
             line_rules = found.get(number)
             if line_rules is not None or always:
-                yield line, sorted(always.union(line_rules or ()))
+                yield line, always.union(line_rules or ())
 
     def _judge_exempt_first(
         self,
@@ -373,7 +433,11 @@ class Scanner:
             rule = self.rules[index]
             if rule.name in self._broken:
                 continue
-            match = self._first_unreviewed(index, line)
+            match = (
+                self._first_unreviewed(index, line)
+                if self._reviewed_index
+                else next(self._matches(index, line), None)
+            )
             reviewed = match is None and self.ruleset.include_reviewed
             if reviewed:
                 match = next(self._matches(index, line), None)
@@ -393,11 +457,8 @@ class Scanner:
     def _first_unreviewed(self, index: int, line: _Line) -> regex.Match[str] | None:
         """Rule ``index``'s first match on the line that is not a reviewed string: a
         reviewed string is no finding, and must not hide a secret after it on the line."""
-        matches = self._matches(index, line)
-        if not self._reviewed_index:
-            return next(matches, None)
         rule = self.rules[index]
-        for match in matches:
+        for match in self._matches(index, line):
             # The whole match, or the secret proper: a GENERIC_PASSWORD finding is
             # reviewed by the password a user has in hand, not the masked assignment.
             value = match.string[slice(*unquoted(match.string, *_secret_span(rule, match)))]
@@ -438,7 +499,9 @@ class Scanner:
         if pattern is None:
             pattern = self._patterns[index] = compiled(rule)
         end = len(line.text)
-        timeout, by_deadline = self._timeout()
+        timeout, by_deadline = (
+            (self.ruleset.rule_timeout, False) if self.deadline is None else self._timeout()
+        )
         try:
             for match in pattern.finditer(subject, start, timeout=timeout):
                 if match.start() >= end:
@@ -494,6 +557,9 @@ class Scanner:
         return False
 
 
+#: A keyword hit: its position in a text, and the rules the keywords found there name.
+_Hit = tuple[int, frozenset[int]]
+_path_of = operator.attrgetter("path")
 #: A keyword no text holds (scanned texts hold no NUL: binary files are skipped).
 _NO_TEXT = "\x00"
 #: Paths remembered by _PathRules; a scan meets a few thousand at most.
@@ -503,7 +569,7 @@ _PATHS_KEPT = 4096
 class _PathRules:
     """Which rules a file's path leaves out, and which it has tried on every line."""
 
-    __slots__ = ("_known", "_rules")
+    __slots__ = ("_known", "_rules", "any_everywhere")
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         self._rules = [
@@ -512,6 +578,8 @@ class _PathRules:
             if rule.path is not None
         ]
         self._known: dict[str, tuple[frozenset[int], frozenset[int]]] = {}
+        #: Whether some rule is tried on every line of the files it names.
+        self.any_everywhere = any(bare for _, _, bare in self._rules)
 
     def of(self, path: str) -> tuple[frozenset[int], frozenset[int]]:
         """(rules left out, rules tried on every line) for a file at ``path``."""

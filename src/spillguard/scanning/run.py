@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import operator
 import time
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
 #: Fragments prefiltered together by ``Tally.judge``.
 BATCH = 512
+_path_of = operator.attrgetter("path")
+_text_of = operator.attrgetter("text")
 
 
 @dataclasses.dataclass(slots=True)
@@ -101,23 +104,15 @@ class Tally:
         scanner: Scanner,
         on_finding: Callable[[Finding], None] | None,
     ) -> None:
-        # One fragment is searched for keywords by the scan itself.
-        worth = (
-            [True] * len(batch)
-            if len(batch) < 2
-            else scanner.worth_scanning([fragment.text for fragment in batch])
-        )
-        for fragment, scan in zip(batch, worth, strict=True):
-            self._count(fragment)
-            if not scan and not scanner.triggered_by_path(fragment.path):
-                continue
-            try:
-                found = scanner.scan(fragment)
-            except OutOfTime as stop:
-                # What the fragment gave before the deadline still counts (and blocks).
-                self._found(stop.findings, on_finding)
-                raise
-            self._found(found, on_finding)
+        try:
+            found = scanner.scan_batch(batch)
+        except OutOfTime as stop:
+            # What the batch gave before the deadline still counts (and blocks).
+            self._count(batch[: stop.reached])
+            self._found(stop.findings, on_finding)
+            raise
+        self._count(batch)
+        self._found(found, on_finding)
 
     def _found(self, found: list[Finding], on_finding: Callable[[Finding], None] | None) -> None:
         self.findings.extend(found)
@@ -125,13 +120,13 @@ class Tally:
             for finding in found:
                 on_finding(finding)
 
-    def _count(self, fragment: Fragment) -> None:
-        if fragment.path in MESSAGE_PATHS:
-            return  # no file: its commit is counted as walked, and a tag is no commit
-        self.files.add(fragment.path)
-        self.size += len(fragment.text)
-        if fragment.commit is not None:
-            self.commits.add(fragment.commit.id)
+    def _count(self, fragments: list[Fragment]) -> None:
+        # Messages are no files: a message's commit is counted as walked, and a tag is
+        # no commit.
+        files = [fragment for fragment in fragments if fragment.path not in MESSAGE_PATHS]
+        self.files.update(map(_path_of, files))
+        self.size += sum(map(len, map(_text_of, files)))
+        self.commits.update(fragment.commit.id for fragment in files if fragment.commit is not None)
 
     def add(self, part: Tally, on_finding: Callable[[Finding], None] | None) -> None:
         """Append a later part of the same scan."""
