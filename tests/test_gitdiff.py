@@ -13,7 +13,7 @@ import pytest
 
 from spillguard import git as libgit
 from spillguard.core.decode import LARGE_BINARY
-from spillguard.core.models import Fragment, Selection, Skipped
+from spillguard.core.models import CommitInfo, Fragment, Selection, Skipped
 from spillguard.sources import gitdiff
 from spillguard.sources.blobsizes import BlobSizes
 from spillguard.sources.commits import iter_walked_commit, text_added
@@ -627,6 +627,18 @@ def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
 def test_fragments_are_runs_of_consecutive_lines(added, expected) -> None:
     found = [(f.start_line, f.text) for f in fragments("p.py", added, None, None)]
     assert found == expected
+
+
+def test_fragments_have_every_field_a_fragment_is_built_with() -> None:
+    # (``diff_fragment`` fills the slots itself: a field it misses would be unset here)
+    info = CommitInfo(id="c" * 40, author="Anne", email="anne@example.com", date="")
+    added = {1: b"\xef\xbb\xbfa\n", 2: b"b\n", 5: b"c\n"}
+    found = list(fragments("new.py", added, info, "refs/heads/main", "old.py"))
+    where = {"path": "new.py", "commit": info, "ref": "refs/heads/main", "moved_from": "old.py"}
+    assert found == [
+        Fragment(text="a\nb\n", start_line=1, **where),
+        Fragment(text="c\n", start_line=5, **where),
+    ]
 
 
 def test_large_hunks_are_read_whole_and_still_exactly(tmp_path) -> None:

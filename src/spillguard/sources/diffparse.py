@@ -15,7 +15,6 @@ import collections
 import contextlib
 import dataclasses
 import fcntl
-import functools
 import itertools
 import operator
 import os
@@ -27,7 +26,7 @@ from typing import IO, TYPE_CHECKING
 
 from spillguard.core.decode import as_utf8, decode, wide_encoding
 from spillguard.core.errors import GitError, missing_object
-from spillguard.core.models import CommitInfo, Fragment
+from spillguard.core.models import CommitInfo, Fragment, diff_fragment
 from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, Conversation
 
 if TYPE_CHECKING:
@@ -724,12 +723,11 @@ def fragments(
     numbers = list(added)
     if not numbers:
         return
-    fragment = functools.partial(Fragment, path=path, commit=info, ref=ref, moved_from=moved_from)
-    if numbers == list(range(numbers[0], numbers[0] + len(numbers))):  # one run, in order
-        yield fragment(
-            text=decode(b"".join(added.values()), start=numbers[0] == 1),
-            start_line=numbers[0],
-        )
+    first = numbers[0]
+    if numbers[-1] - first == len(numbers) - 1 and numbers == list(range(first, numbers[-1] + 1)):
+        # one run, in order: most files of a commit
+        text = decode(b"".join(added.values()), start=first == 1)
+        yield diff_fragment(path, text, first, info, ref, moved_from)
         return
     if numbers != sorted(numbers):
         added = dict(sorted(added.items()))
@@ -739,7 +737,7 @@ def fragments(
     for _, run in itertools.groupby(map(operator.sub, numbers, itertools.count())):
         end = start + len(list(run))
         text = decode(b"".join(lines[start:end]), start=numbers[start] == 1)
-        yield fragment(text=text, start_line=numbers[start])
+        yield diff_fragment(path, text, numbers[start], info, ref, moved_from)
         start = end
 
 
