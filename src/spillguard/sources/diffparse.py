@@ -145,6 +145,10 @@ class CommitDiff:
 
 # A hunk line's first byte, as the int that indexing bytes gives.
 _PLUS, _MINUS, _SPACE, _BACKSLASH = b"+- \\"
+#: NUL as a byte's value, for ``_NUL in line``: ``b"\\0" in line`` first tries its
+#: operand as an int and raises and clears a TypeError (CPython 3.11), which costs
+#: nine times the search itself; this test runs on every changed line.
+_NUL = 0
 _HEADER_LENGTHS = frozenset({41, 65, 82, 130})  # one or two SHA-1 or SHA-256 ids
 #: The first bytes of the lines ``_section_line`` takes (not ``index``, ``---``...).
 _SECTION_TAGS = frozenset({b":", b"d", b"B"})
@@ -190,48 +194,66 @@ def _raw_entry(line: bytes) -> FileDiff:
     )
 
 
-def _hunk(line: bytes) -> tuple[int, int, int]:
-    """(lines of the old side, first line of the new side, lines of the new side)."""
-    match = _HUNK.match(line)
-    if match is None:
-        raise GitError(f"git diff-tree: unexpected hunk header {line[:80]!r}")
-    old, start, new = match.groups()
-    return (1 if old is None else int(old)), int(start), (1 if new is None else int(new))
-
-
 def _read_hunk(
-    lines: Iterator[bytes], header: bytes, added: dict[int, bytes]
-) -> tuple[int | None, bool, int, bool]:
-    """Record the hunk's added lines by new line number; returns the last line's number
-    when the hunk ends with an added line (a "no newline" marker may follow), whether
-    an added or removed line holds a NUL, the last new line number the hunk names (the
-    line before it, when it only removes), and whether it only removes."""
-    minus, number, plus = _hunk(header)
-    extent = number + max(plus, 1) - 1
-    removes_only = not plus
+    lines: Iterator[bytes], header: bytes, file: FileDiff | None, added: dict[int, bytes]
+) -> int | None:
+    """Record the hunk's added lines by new line number, and what it says of ``file``
+    (the raw entry its section belongs to, if any): whether an added or removed line
+    holds a NUL, the last new line number it names (the line before it, when it only
+    removes). Returns the last line's number when the hunk ends with an added line (a
+    "no newline" marker may follow).
+
+    Most hunks change a line or two (two in three of git/git's replace one line), so
+    the cost per hunk counts as much as the cost per line: this runs for each.
+    """
+    match = _HUNK.match(header)
+    if match is None:
+        raise GitError(f"git diff-tree: unexpected hunk header {header[:80]!r}")
+    old, start, new = match.groups()
+    minus = 1 if old is None else int(old)
+    number = int(start)
+    plus = 1 if new is None else int(new)
     if minus + plus >= _BLOCK_LINES:
         last, nul = _read_blocks(lines, header, (minus, number, plus), added)
-        return last, nul, extent, removes_only
+    else:
+        last, nul = _read_lines(lines, minus, number, plus, added)
+    if file is not None:
+        extent = number + plus - 1 if plus else number
+        if nul:
+            file.unsure = True
+        file.lines = extent  # hunks come in order: the last reaches furthest
+        if not plus:
+            file.removed_after.append(extent)
+    return last
+
+
+def _read_lines(
+    lines: Iterator[bytes], minus: int, number: int, plus: int, added: dict[int, bytes]
+) -> tuple[int | None, bool]:
+    """``_read_hunk`` of a small hunk, line by line (``minus`` old lines, ``plus`` new
+    ones from ``number`` on): the last line's number when it is an added one, and
+    whether an added or removed line holds a NUL."""
     last = None
     nul = False
-    while minus > 0 or plus > 0:
-        line = next(lines, b"")
-        if not line:
-            raise GitError("git diff-tree: a hunk ends early")
+    if minus <= 0 and plus <= 0:
+        return last, nul
+    for line in lines:
         tag = line[0]
         if tag == _PLUS:
-            nul = nul or b"\0" in line
+            if _NUL in line:
+                nul = True
             added[number] = line[1:]
             last = number
             number += 1
             plus -= 1
+        elif tag == _MINUS:
+            if _NUL in line:
+                nul = True
+            minus -= 1
+            last = None
         elif tag == _SPACE:
             number += 1
             plus -= 1
-            minus -= 1
-            last = None
-        elif tag == _MINUS:
-            nul = nul or b"\0" in line
             minus -= 1
             last = None
         elif tag == _BACKSLASH:
@@ -239,11 +261,13 @@ def _read_hunk(
             last = None
         else:
             raise GitError(f"git diff-tree: unexpected line in a hunk {line[:80]!r}")
-    return last, nul, extent, removes_only
+        if minus <= 0 and plus <= 0:
+            return last, nul
+    raise GitError("git diff-tree: a hunk ends early")
 
 
 def _read_combined_hunks(
-    lines: Iterator[bytes], header: bytes, current: CommitDiff, added: dict[int, bytes]
+    lines: Iterator[bytes], header: bytes, file: FileDiff | None, added: dict[int, bytes]
 ) -> bytes:
     """Record a merge's hunks from ``header`` on (``MERGE_OPTIONS``); returns the first
     line after them.
@@ -273,27 +297,17 @@ def _read_combined_hunks(
                 break
             if _MINUS in marks:
                 continue
-            unsure = unsure or b"\0" in line
+            unsure = unsure or _NUL in line
             if marks == own:
                 added[number] = line[parents:]
             number += 1
         else:
             line = b""
         unsure = unsure or number - first != plus
-        _note_hunk(current, unsure=unsure, extent=first + max(plus, 1) - 1)
+        if file is not None:
+            file.unsure = file.unsure or unsure
+            file.lines = first + max(plus, 1) - 1
     return line
-
-
-def _note_hunk(
-    current: CommitDiff, *, unsure: bool, extent: int, removes_only: bool = False
-) -> None:
-    """What a hunk says of the file whose section it is in."""
-    if 0 < current.sections <= len(current.files):
-        file = current.files[current.sections - 1]
-        file.unsure = file.unsure or unsure
-        file.lines = extent  # hunks come in order: the last reaches furthest
-        if removes_only:
-            file.removed_after.append(extent)
 
 
 #: From this many lines on, a hunk's blocks are taken whole (``_read_blocks``); below,
@@ -317,7 +331,7 @@ def _read_blocks(
     if not _whole_lines(removed, b"-", minus):
         raise GitError(f"git diff-tree: a hunk is not as its header says {header[:80]!r}")
     if not plus:
-        return None, b"\0" in removed
+        return None, _NUL in removed
     first = next(lines, b"")
     if first.startswith(b"\\"):  # the old side's last line had no newline
         first = next(lines, b"")
@@ -326,7 +340,7 @@ def _read_blocks(
     if not _whole_lines(joined, b"+", plus):
         raise GitError(f"git diff-tree: a hunk is not as its header says {header[:80]!r}")
     added.update(zip(range(number, number + plus), map(_WITHOUT_TAG, block), strict=True))
-    return number + plus - 1, b"\0" in removed or b"\0" in joined
+    return number + plus - 1, _NUL in removed or _NUL in joined
 
 
 def _whole_lines(block: bytes, tag: bytes, count: int) -> bool:
@@ -354,17 +368,17 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
     """
     current = CommitDiff(commit="")  # nothing comes before the first commit's id
     added: dict[int, bytes] = {}
+    file: FileDiff | None = None  # the raw entry of the section hunks are in
     last: int | None = None
     lines = iter(stream)
     for line in lines:
         tag = line[:1]
         if tag == b"@":
             if not line.startswith(b"@@@"):
-                last, nul, extent, removes_only = _read_hunk(lines, line, added)
-                _note_hunk(current, unsure=nul, extent=extent, removes_only=removes_only)
+                last = _read_hunk(lines, line, file, added)
                 continue
             # a merge's hunks end on the line after them, which is taken below
-            line = _read_combined_hunks(lines, line, current, added)  # noqa: PLW2901
+            line = _read_combined_hunks(lines, line, file, added)  # noqa: PLW2901
             if line.startswith(b"@"):
                 raise GitError(f"git diff-tree: unexpected hunk after a merge's {line[:80]!r}")
             last, tag = None, line[:1]
@@ -375,12 +389,20 @@ def parse(stream: IO[bytes]) -> Iterator[CommitDiff]:
         ):
             if current.commit:
                 yield current
-            current = started
+            current, file = started, None
         elif tag in _SECTION_TAGS:
             added = _section_line(current, tag, line, added)
+            file = _section_file(current)
         last = None
     if current.commit:
         yield current
+
+
+def _section_file(current: CommitDiff) -> FileDiff | None:
+    """The raw entry of the patch section the commit's output is in, if there is one."""
+    if 0 < current.sections <= len(current.files):
+        return current.files[current.sections - 1]
+    return None
 
 
 def _commit_start(tag: bytes, line: bytes, lines: Iterator[bytes]) -> CommitDiff | None:
@@ -397,12 +419,16 @@ def _commit_header(line: bytes, lines: Iterator[bytes]) -> CommitDiff:
     """A ``COMMIT_FORMAT`` header that starts on ``line`` (its message may span more)."""
     header = [line]
     count = line.count(b"\0")
-    while count < _HEADER_NULS:
-        more = next(lines, None)
-        if more is None:
+    if count < _HEADER_NULS:
+        # the message's lines: most hold no NUL (git/git's messages run to 16 lines)
+        for more in lines:
+            header.append(more)
+            if _NUL in more:
+                count += more.count(b"\0")
+                if count >= _HEADER_NULS:
+                    break
+        else:
             raise GitError("git diff-tree: a commit header ends early")
-        header.append(more)
-        count += more.count(b"\0")
     ids, encoding, name, email, when, committer, message, _ = b"".join(header)[1:].split(b"\0")
     commit, *parents = ids.decode().split()
     info = (
