@@ -125,6 +125,10 @@ class FileDiff:
     #: The lines added in the bytes reading of a UTF-16/32 file, whose ``added`` are
     #: its decoded text's (``decode.readings``); None for any other file.
     also: dict[int, bytes] | None = None
+    #: Whether an added line could lie in a PEM block (``pemblocks.may_touch_block``),
+    #: once a history scan asked: it asks twice, for the blobs to read ahead and for
+    #: the lines, and the answer searches every added line.
+    touches_block: bool | None = None
 
 
 @dataclasses.dataclass(slots=True)

@@ -312,10 +312,17 @@ def _wanted(files: Iterable[FileDiff], merge: bool) -> Iterator[tuple[str, bool]
             continue
         removed = file.removed_after and not merge
         last = merge and file.added and max(file.added) >= file.lines
-        if removed or last or may_touch_block(file.added):
+        if removed or last or _touches_block(file):
             yield file.new_id, False
         elif _may_be_lfs_pointer(file):
             yield file.new_id, True
+
+
+def _touches_block(file: FileDiff) -> bool:
+    """``may_touch_block`` of the file's added lines, searched once per file."""
+    if file.touches_block is None:
+        file.touches_block = may_touch_block(file.added)
+    return file.touches_block
 
 
 def _utf8(path: bytes) -> str:
@@ -342,7 +349,7 @@ def _text_added(file: FileDiff, merge: bool, blobs: _Blobs) -> dict[int, bytes] 
         if whole is None:
             return None
         added = _without_missing_newline(added, whole)
-    if removed_after or may_touch_block(added):
+    if removed_after or _touches_block(file):
         whole = blobs.whole(file.new_id) if whole is None else whole
         if whole is None:
             return None
