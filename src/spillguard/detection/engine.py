@@ -166,7 +166,13 @@ class Scanner:
     def judged_alike(self, old: str, new: str) -> bool:
         """Whether text at ``old`` and at ``new`` meet the same rules: content a rename
         carries between such paths was judged where it was, and is not judged again."""
-        return old == new or self._path_exempt(old) == self._path_exempt(new)
+        if old == new:
+            return True
+        # Mostly the same set (no allowlisted path): equal sets of a thousand names
+        # would be compared name by name.
+        exempt = self._path_exempt(old)
+        other = self._path_exempt(new)
+        return exempt is other or exempt == other
 
     def worth_scanning(self, texts: Sequence[str]) -> list[bool]:
         """Which texts hold a keyword of some rule; the others cannot yield a finding."""
@@ -220,13 +226,14 @@ class Scanner:
             lowered = joined.lower()
         else:
             # Text by text: lowering outside ASCII is slow, and most texts need not.
-            lowered_parts = [text.lower() for text in texts]
-            odd = {
-                index
-                for index, (part, text) in enumerate(zip(lowered_parts, texts, strict=True))
-                if len(part) != len(text)
-            }
-            parts = ["" if index in odd else part for index, part in enumerate(lowered_parts)]
+            parts = [text.lower() for text in texts]
+            if sum(map(len, parts)) != len(joined) - len(texts) + 1:
+                odd = {
+                    index
+                    for index, (part, text) in enumerate(zip(parts, texts, strict=True))
+                    if len(part) != len(text)
+                }
+                parts = ["" if index in odd else part for index, part in enumerate(parts)]
             lowered = "\n".join(parts)
         # Where each text's newline ends it in the joined text.
         ends = list(map(operator.add, itertools.accumulate(map(len, parts)), itertools.count(1)))
@@ -653,14 +660,14 @@ def _holds(requires: tuple[str, ...], text: str) -> bool:
 
 def _lines_of_hits(
     text: str, hits: Iterable[tuple[int, frozenset[int]]]
-) -> Iterator[tuple[_Line, set[int]]]:
+) -> Iterator[tuple[_Line, frozenset[int]]]:
     """Keyword hits (in text order) grouped by the line they fall on.
 
     Only the lines with hits are located: newlines are counted between hits,
     so a large file with a few hits costs a few ``str.count`` calls.
     """
     line: _Line | None = None
-    rules: set[int] = set()
+    rules: frozenset[int] = frozenset()
     index = counted = 0
     for position, hit_rules in hits:
         if line is None or position > line.end:
@@ -670,8 +677,10 @@ def _lines_of_hits(
             counted = position
             start = text.rfind("\n", 0, position) + 1
             line = _Line(text, start, _line_end(text, position), index)
-            rules = set()
-        rules.update(hit_rules)
+            rules = hit_rules
+        elif hit_rules is not rules:
+            # Most lines hold one hit: a union only for the others.
+            rules |= hit_rules
     if line is not None:
         yield line, rules
 

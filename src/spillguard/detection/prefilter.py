@@ -143,7 +143,7 @@ class KeywordIndex:
             (start, rules[word])
             for word, start, _ in automaton.find_matches_as_indexes(lowered, overlapping=True)
         ]
-        found.sort(key=_position)
+        found.sort(key=_POSITION)
         return found
 
     def _small_candidates(self, lowered: str) -> Iterable[tuple[str, frozenset[int]]]:
@@ -169,7 +169,7 @@ class KeywordIndex:
             while position != -1:
                 found.append((position, rules))
                 position = lowered.find(word, position + 1)
-        found.sort(key=_position)
+        found.sort(key=_POSITION)
         return found
 
 
@@ -233,5 +233,5 @@ def _render(node: _Trie) -> str:
     return f"(?:{body})?"
 
 
-def _position(hit: tuple[int, frozenset[int]]) -> int:
-    return hit[0]
+#: A hit's position: what hits are sorted by (a key in C, called once a hit).
+_POSITION = operator.itemgetter(0)
