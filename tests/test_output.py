@@ -122,7 +122,12 @@ def test_a_killed_scan_leaves_no_temporary_report(tmp_path: Path, signal_number:
     out.mkdir()
     argv = [sys.executable, "-m", "spillguard", "scan", "--files", str(source)]
     argv += ["--config", str(config), "--format", "jsonl", "--output", str(out / "r.jsonl")]
-    scan = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+    scan = subprocess.Popen(
+        argv,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_interruptible,  # noqa: PLW1509 - the test starts no thread before this
+    )
     try:
         temporary = wait_for_one_file(out, scan)
         assert temporary.name.startswith(".r.jsonl.")
@@ -134,6 +139,13 @@ def test_a_killed_scan_leaves_no_temporary_report(tmp_path: Path, signal_number:
     assert scan.returncode != 0
     assert list(out.iterdir()) == []
     assert "Traceback" not in err
+
+
+def _interruptible() -> None:
+    """In the scan's process: Ctrl-C as a terminal delivers it. A job a non-interactive
+    shell runs in the background (``nohup ... &``, some CI runners) ignores SIGINT, and
+    its children inherit that, so the scan under test would never see the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for_one_file(folder: Path, process: subprocess.Popen[str]) -> Path:
