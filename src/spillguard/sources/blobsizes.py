@@ -34,8 +34,10 @@ class BlobSizes:
         for start in range(0, len(blobs), _AT_ONCE):
             part = blobs[start : start + _AT_ONCE]
             told = self._git.ask("".join(f"{blob}\n" for blob in part).encode())
-            answers = [] if told is None else [told.readline() for _ in part]
-            if not all(answers) or not answers:
+            if told is None:
+                return found
+            answers = [told.readline() for _ in part]
+            if not all(answers):
                 return found
             for blob, answer in zip(part, answers, strict=True):
                 words = answer.split()

@@ -81,17 +81,11 @@ _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size
 #: extension lines (80 or more each), an oid line (76) and a size line (7 or more).
 _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 
-#: The memory of the gits beside a chunk's ``git diff-tree`` (merges, blobs, renames):
-#: on git/git's newest 4,000 commits, the merges' git took 64 MB with the commits'
-#: settings and 37 MB with these, for 8 % more of its time.
-_SIDE_GIT_MEMORY = (
-    "-c",
-    "core.deltaBaseCacheLimit=8m",
-    "-c",
-    "core.packedGitWindowSize=8m",
-    "-c",
-    "core.packedGitLimit=16m",
-)
+#: The memory of the gits beside a chunk's ``git diff-tree`` (merges, blobs, renames),
+#: over ``git_command``'s bounds (the later -c wins): on git/git's newest 4,000 commits,
+#: the merges' git took 64 MB with the commits' settings and 37 MB with these, for 8 %
+#: more of its time.
+_SIDE_GIT_MEMORY = ("-c", "core.deltaBaseCacheLimit=8m", "-c", "core.packedGitLimit=16m")
 
 #: A gitlink (a submodule's commit) and a symlink (its target's text), by mode.
 GITLINK_MODE = 0o160000
@@ -152,8 +146,7 @@ def iter_commits_fast(
         # The merges' git only where a merge may be: a hook's push rarely has one, and
         # each git started costs a hook milliseconds.
         merges_among = parents is None or any(len(parents[each]) > 1 for each in commits)
-        # The gits beside the commits' read far fewer objects: less memory is enough
-        # (the later -c wins).
+        # The gits beside the commits' read far fewer objects: less memory is enough.
         side = [*command, *_SIDE_GIT_MEMORY]
         if merges_among and combined_merges():
             merges = GitDiffs([*side, *MERGE_LOG, COMMIT_FORMAT], env, ids, scratch, "merges")

@@ -27,7 +27,6 @@ from spillguard.sources.gitcli import Conversation
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
-    from typing import IO
 
 #: Renames only, as raw lines: a tree diff against the first parent with ``-M`` (its
 #: default similarity, as ``iter_commit`` reads renames), no patch.
@@ -50,42 +49,40 @@ class Renames:
     def diff(self, commit: str) -> CommitDiff | None:
         """The commit's diff against its one parent with renames, as
         ``received_cli.iter_commit`` would have git make it; None if git stopped."""
-        told = self._diffs.ask(f"{commit}\n".encode() + _END)
-        if told is None:
+        answer = _answer(self._diffs, f"{commit}\n")
+        if answer is None:
             return None
-        lines: list[bytes] = []
-        for line in iter(told.readline, b""):
-            if line == _END:
-                diffs = list(parse(io.BytesIO(b"".join(lines))))
-                return diffs[0] if len(diffs) == 1 and diffs[0].commit == commit else None
-            lines.append(line)
-        return None
+        diffs = list(parse(io.BytesIO(b"".join(answer))))
+        return diffs[0] if len(diffs) == 1 and diffs[0].commit == commit else None
 
     def pair(self, commit: str, first_parent: str | None, added: Collection[bytes]) -> bool:
         """Whether git, diffing ``commit`` against ``first_parent`` (its parent when
         None) with renames, names one of the ``added`` paths (as git writes them) as
         a rename's new path; True also when git cannot tell."""
         question = commit if first_parent is None else f"{commit} {first_parent}"
-        told = self._git.ask(f"{question}\n".encode() + _END)
-        if told is None:
+        answer = _answer(self._git, f"{question}\n")
+        if answer is None:
             return True
-        for line in iter(told.readline, b""):
-            if line == _END:
-                return False
-            # Each line ends with a tab and the rename's new path.
-            if line.rstrip(b"\n").rsplit(b"\t", 1)[-1] in added:
-                _skip_to(told, _END)
-                self.paired = commit
-                return True
-        return True  # git stopped (an object it cannot read)
+        # Each line ends with a tab and the rename's new path.
+        if any(line.rstrip(b"\n").rsplit(b"\t", 1)[-1] in added for line in answer):
+            self.paired = commit
+            return True
+        return False
 
     def close(self) -> None:
         self._git.close()
         self._diffs.close()
 
 
-def _skip_to(told: IO[bytes], end: bytes) -> None:
-    """Read git's answer to its end."""
+def _answer(git: Conversation, question: str) -> list[bytes] | None:
+    """git's lines answering ``question``, up to the echoed end; None if git stopped
+    (an object it cannot read)."""
+    told = git.ask(question.encode() + _END)
+    if told is None:
+        return None
+    lines: list[bytes] = []
     for line in iter(told.readline, b""):
-        if line == end:
-            return
+        if line == _END:
+            return lines
+        lines.append(line)
+    return None
