@@ -8,6 +8,7 @@ from ``.spillguard.toml`` on the default branch as it was before this push.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import io
 import time
@@ -59,50 +60,49 @@ def run_pre_receive_command(
     if isinstance(stdin, io.TextIOWrapper):
         # A ref name is bytes to git; one that is not UTF-8 must not crash the hook.
         stdin.reconfigure(errors="surrogateescape")
-    updates = parse_ref_updates(stdin.read())
-    repo_dir = environ.get("GIT_DIR", ".")
-    if usable(repo_dir):
-        return _judge_by_git(
-            common, updates, repo_dir=repo_dir, environ=environ, stream=stream, started=started
-        )
-    return _judge_by_libgit2(
-        common, updates, repo_dir=repo_dir, environ=environ, stream=stream, started=started
+    push = _Push(
+        common=common,
+        updates=parse_ref_updates(stdin.read()),
+        repo_dir=environ.get("GIT_DIR", "."),
+        environ=environ,
+        stream=stream,
+        started=started,
     )
+    return _judge_by_git(push) if usable(push.repo_dir) else _judge_by_libgit2(push)
 
 
-def _judge_by_libgit2(  # noqa: PLR0913 - the hook's whole context
-    common: CommonOptions,
-    updates: tuple[RefUpdate, ...],
-    *,
-    repo_dir: str,
-    environ: Mapping[str, str],
-    stream: TextIO,
-    started: float,
-) -> int:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Push:
+    """The hook's whole context: its options, the pushed ref updates, the bare
+    repository, git's environment, the pusher's stream, when the hook started."""
+
+    common: CommonOptions
+    updates: tuple[RefUpdate, ...]
+    repo_dir: str
+    environ: Mapping[str, str]
+    stream: TextIO
+    started: float
+
+
+def _judge_by_libgit2(push: _Push) -> int:
     """The pre-receive hook where git's diff cannot be taken as it is (git is not on
     PATH, or an ``info/attributes`` file could change it): libgit2 reads a SHA-1
     repository. Only here does a push import libgit2 (~25 ms of the hook)."""
     from spillguard import git
 
+    common, updates = push.common, push.updates
     try:
         # FROM_ENV: git's quarantine (GIT_OBJECT_DIRECTORY and the alternates) holds
         # the pushed objects; a plain open would not see them.
-        repo = git.open_from_environment(repo_dir)
+        repo = git.open_from_environment(push.repo_dir)
     except GitError as error:
-        if git.object_format(repo_dir) == "sha256":  # libgit2 cannot: git reads it all
-            return _judge_by_git(
-                common,
-                updates,
-                repo_dir=repo_dir,
-                environ=environ,
-                stream=stream,
-                started=started,
-            )
+        if git.object_format(push.repo_dir) == "sha256":  # libgit2 cannot: git reads it all
+            return _judge_by_git(push)
         # The administrator's on_error policy decides, so its file is read first.
         config = load_server_config(
-            repo_dir=repo_dir, config_path=common.config, read_file=no_files
+            repo_dir=push.repo_dir, config_path=common.config, read_file=no_files
         )
-        if _break_glass(updates, config, environ=environ, repo_dir=repo_dir, stream=stream):
+        if _break_glass(push, config, push.repo_dir):
             return int(ExitCode.CLEAN)
         scan = unscanned(updates, config, f"spillguard failed: {error}")
     else:
@@ -111,32 +111,25 @@ def _judge_by_libgit2(  # noqa: PLR0913 - the hook's whole context
             config_path=common.config,
             read_file=partial(default_branch_file, repo),
         )
-        if _break_glass(updates, config, environ=environ, repo_dir=repo.path, stream=stream):
+        if _break_glass(push, config, repo.path):
             return int(ExitCode.CLEAN)
-        scan = scan_push(repo, updates, config, deadline=started + config.time_budget)
-    return _report(common, scan, config, stream)
+        scan = scan_push(repo, updates, config, deadline=push.started + config.time_budget)
+    return _report(common, scan, config, push.stream)
 
 
-def _judge_by_git(  # noqa: PLR0913 - the hook's whole context
-    common: CommonOptions,
-    updates: tuple[RefUpdate, ...],
-    *,
-    repo_dir: str,
-    environ: Mapping[str, str],
-    stream: TextIO,
-    started: float,
-) -> int:
+def _judge_by_git(push: _Push) -> int:
     """The pre-receive hook as it runs wherever git's diff can be taken as it is: git
     alone reads the repository (SHA-1 or SHA-256), and libgit2 is never imported."""
     config = load_server_config(
-        repo_dir=repo_dir,
-        config_path=common.config,
-        read_file=partial(default_branch_file_cli, repo_dir),
+        repo_dir=push.repo_dir,
+        config_path=push.common.config,
+        read_file=partial(default_branch_file_cli, push.repo_dir),
     )
-    if _break_glass(updates, config, environ=environ, repo_dir=repo_dir, stream=stream):
+    if _break_glass(push, config, push.repo_dir):
         return int(ExitCode.CLEAN)
-    scan = scan_push_cli(repo_dir, updates, config, deadline=started + config.time_budget)
-    return _report(common, scan, config, stream)
+    deadline = push.started + config.time_budget
+    scan = scan_push_cli(push.repo_dir, push.updates, config, deadline=deadline)
+    return _report(push.common, scan, config, push.stream)
 
 
 def _report(common: CommonOptions, scan: PushScan, config: Config, stream: TextIO) -> int:
@@ -150,19 +143,13 @@ def _report(common: CommonOptions, scan: PushScan, config: Config, stream: TextI
     return int(decision.code)
 
 
-def _break_glass(
-    updates: tuple[RefUpdate, ...],
-    config: Config,
-    *,
-    environ: Mapping[str, str],
-    repo_dir: str,
-    stream: TextIO,
-) -> bool:
+def _break_glass(push: _Push, config: Config, repo_dir: str) -> bool:
     """Accept the push unscanned when the pusher gave the administrator's push option.
 
-    The bypass is recorded in ``spillguard-bypass.log`` in the repository first; a
+    The bypass is recorded in ``spillguard-bypass.log`` in ``repo_dir`` first; a
     bypass that cannot be recorded is refused and the push is scanned as usual.
     """
+    updates, environ, stream = push.updates, push.environ, push.stream
     option = config.bypass_push_option
     if not option or option not in parse_push_options(environ):
         return False
