@@ -242,3 +242,28 @@ def test_a_batch_past_its_deadline_keeps_what_it_found_and_counts_what_it_reache
     assert result.out_of_time
     assert [f.match_text for f in result.findings] == ["tok_first"]
     assert (result.stats.files, result.stats.bytes) == (3, len("".join(texts[:3])))
+
+
+NAME_THEN_VALUE = rule(
+    "BLOCK",
+    r"(?m)^token: \|[ \t]*(?=\n[ \t]+(?P<s>[A-Za-z0-9]{16,}))",
+    secret_group="s",
+    lookahead=True,
+)
+
+
+def test_a_secret_on_the_line_after_its_name_is_reported_on_its_own_line():
+    findings = scan("x: 1\ntoken: |\n  Zq8Wm3Lp0Rt6Yv2Nb9Xc\n", NAME_THEN_VALUE)
+    assert [(f.line, f.text, f.match_text) for f in findings] == [
+        (3, "  Zq8Wm3Lp0Rt6Yv2Nb9Xc", "Zq8Wm3Lp0Rt6Yv2Nb9Xc")
+    ]
+    found = findings[0]
+    assert found.text[found.line_offset_start : found.line_offset_end] == found.match_text
+
+
+def test_a_secret_below_its_name_is_one_finding_and_a_pragma_on_either_line_silences_it():
+    value = rule("VALUE", r"[A-Za-z0-9]{20}")
+    text = "token: |\n  Zq8Wm3Lp0Rt6Yv2Nb9Xc\n"
+    assert [(f.rule, f.line) for f in scan(text, NAME_THEN_VALUE, value)] == [("BLOCK", 2)]
+    marked = "token: |  # pragma: allowlist-secret\n  Zq8Wm3Lp0Rt6Yv2Nb9Xc\n"
+    assert scan(marked, NAME_THEN_VALUE) == []

@@ -284,6 +284,7 @@ class Scanner:
         findings: list[Finding] = []
         deadline = self.deadline
         clean = self._clean
+        below: set[int] = set()
         for line, rule_indexes in self._candidates(fragment.text, fragment.path, hits):
             try:
                 if deadline is not None and time.monotonic() >= deadline:
@@ -299,8 +300,11 @@ class Scanner:
                 self._reviewed_seen.clear()
                 stop.findings = findings
                 raise
-            if finding is None:
+            if finding is None or finding.line in below:
                 continue
+            if finding.line != fragment.start_line + line.index:
+                # Reported on a later line (its secret's): that line is judged already.
+                below.add(finding.line)
             if finding.rule not in exempt or finding.allowlisted:
                 self.silenced["path" if finding.rule not in exempt else "pragma"] += 1
                 if not self.ruleset.include_allowlisted:
@@ -449,15 +453,27 @@ class Scanner:
             if reviewed:
                 match = next(self._matches(index, line), None)
             if match is not None:
-                pragma = rule.name in self._pragma_rules and has_pragma(line.text)
-                finding = _finding(fragment, line, rule, match, allowlisted=pragma)
+                # A rule that reads past its line (a YAML block scalar's value, a plist's
+                # <string>) reports the line its secret is on: that is the line to fix,
+                # and the one a report shows and masks.
+                shown = _secret_line(rule, line, match)
+                pragma = rule.name in self._pragma_rules and (
+                    has_pragma(line.text) or (shown is not line and has_pragma(shown.text))
+                )
+                finding = (
+                    _finding(fragment, line, rule, match, allowlisted=pragma)
+                    if shown is line
+                    else dataclasses.replace(
+                        _finding_below(fragment, line, shown, rule, match), allowlisted=pragma
+                    )
+                )
                 if reviewed:
                     finding = dataclasses.replace(finding, reviewed=True, blocking=False)
                 if finding.truncated:
                     return finding
                 # Only this match is reported, but the line is shown with it: the
                 # other secrets on it must be masked as well.
-                hidden = self._other_secrets(line, rule_indexes[position:], finding)
+                hidden = self._other_secrets(shown, rule_indexes[position:], finding)
                 return dataclasses.replace(finding, hidden=hidden)
         return None
 
@@ -689,8 +705,24 @@ def _finding(
     fragment: Fragment, line: _Line, rule: Rule, match: regex.Match[str], *, allowlisted: bool
 ) -> Finding:
     start, end = match.span()
-    match_text = line.text[start:end]
     secret_start, secret_end = _secret_span(rule, match)
+    return _finding_at(
+        fragment, line, rule, (start, end, secret_start, secret_end), allowlisted=allowlisted
+    )
+
+
+def _finding_at(
+    fragment: Fragment,
+    line: _Line,
+    rule: Rule,
+    spans: tuple[int, int, int, int],
+    *,
+    allowlisted: bool,
+) -> Finding:
+    """The finding of a match at ``spans`` (its start and end, its secret's start and
+    end) in ``line``'s text."""
+    start, end, secret_start, secret_end = spans
+    match_text = line.text[start:end]
     truncated = len(line.text) > MAX_LINE_LENGTH
     text = match_text if truncated else line.text
     offset = 0 if truncated else start
@@ -717,6 +749,31 @@ def _finding(
         ref=fragment.ref,
         allowlisted=allowlisted,
     )
+
+
+def _secret_line(rule: Rule, line: _Line, match: regex.Match[str]) -> _Line:
+    """The line the match's secret lies on: ``line``, or a later one for a rule that
+    looks past its line and names its secret there."""
+    secret_start, _ = _secret_span(rule, match)
+    if secret_start <= len(line.text):
+        return line
+    subject = match.string
+    start = subject.rfind("\n", 0, secret_start) + 1
+    below = subject.count("\n", 0, start)
+    begin = line.start + start
+    return _Line(line.whole, begin, _line_end(line.whole, begin), line.index + below)
+
+
+def _finding_below(
+    fragment: Fragment, line: _Line, shown: _Line, rule: Rule, match: regex.Match[str]
+) -> Finding:
+    """The finding of a match on ``line`` whose secret lies on ``shown``, a later line:
+    reported there, the secret as its match (not yet allowlisted)."""
+    # The match's offsets count from ``line``'s start: its subject runs on past it.
+    secret_start, secret_end = _secret_span(rule, match)
+    start = secret_start - (shown.start - line.start)
+    end = min(start + secret_end - secret_start, len(shown.text))
+    return _finding_at(fragment, shown, rule, (start, end, start, end), allowlisted=False)
 
 
 def _plausible(rule: Rule, secret: str) -> bool:
