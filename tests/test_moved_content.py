@@ -4,7 +4,8 @@ A rename (exact, or with edits) out of an allowlisted path brings what the old p
 hid to a path that hides nothing: real pushes into a bare repository with the
 pre-receive hook, real commits with the pre-commit hook, and history scans all judge
 it at the new path. A rename between paths judged alike reports nothing again, and
-several copies of one deleted file are each new content but one.
+several copies of one deleted file are each new content but one. A pure rename into
+a path a path-scoped rule reads (``notes.txt`` to ``.pgpass``) is new content for it.
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from spillguard.cli import main
 from testing.gitrepo import GitRepo
-from testing.server import PATH, Server, install_hook
+from testing.server import PATH, Server, hooked_commit, install_hook
 from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 FIXTURES = "allowlist_paths = ['tests/fixtures/.*']\n"
 
@@ -138,14 +143,17 @@ def test_pre_commit_hook_and_scan_judge_the_rename(tmp_path: Path, object_format
     assert "src/prod.ini:3" in committed.stderr
     assert "AWS_CLIENT_ID  blocking" in committed.stderr
     assert repo.head() == fixture
+    assert committed_anyway(repo) == [("src/prod.ini", 3, "AWS_CLIENT_ID", repo.head())]
+
+
+def committed_anyway(repo: GitRepo) -> list[tuple[str, int, str, str]]:
+    """Commit what the hook blocked, then scan: each finding's path, line, rule, commit."""
     repo.git("commit", "-q", "--no-verify", "-m", "move anyway")
-    report = tmp_path / "report.json"
+    report = repo.path.parent / "report.json"
     code = main(["scan", "--repo", str(repo.path), "--format", "json", "--output", str(report)])
     assert code == 1
     found = json.loads(report.read_text())["findings"]
-    assert [(f["path"], f["line"], f["commit"]) for f in found] == [
-        ("src/prod.ini", 3, repo.head())
-    ]
+    return [(f["path"], f["line"], f["rule"], f["commit"]) for f in found]
 
 
 def test_a_symlink_turned_into_a_file_is_judged_as_a_file(server: Server) -> None:
@@ -164,3 +172,61 @@ def test_a_symlink_turned_into_a_file_is_judged_as_a_file(server: Server) -> Non
     code, output = server.push("main")
     assert code != 0, output
     assert f"{changed[:10]}  refs/heads/main  link:1  AWS_CLIENT_ID" in output
+
+
+def pgpass(seed: str) -> str:
+    """A .pgpass file (its password line only a credential at that path), long enough
+    for rename detection to pair it."""
+    lines = "".join(f"# note {n}: hostname:port:database:username:password\n" for n in range(8))
+    return f"{lines}db.prod.internal:5432:app:app_user:{expand('{rand:Aa0:18}', seed)}\n"
+
+
+def master_key(seed: str) -> str:
+    return expand("{rand:h:32}", seed) + "\n"
+
+
+#: (old path, new path, content, the rule that watches the new path, its line)
+WATCHED = [
+    ("notes.txt", ".pgpass", pgpass, "PGPASS_ENTRY", 9),
+    ("key.txt", "config/master.key", master_key, "RAILS_MASTER_KEY", 1),
+]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "content", "rule", "line"), WATCHED, ids=["pgpass", "master-key"]
+)
+def test_a_rename_into_a_watched_path_is_judged_there(
+    server: Server, old: str, new: str, content: Callable[[str], str], rule: str, line: int
+) -> None:
+    """No allowlist anywhere: the old path is simply one no path-scoped rule reads, so
+    the content was accepted there, and the rename must not carry it past the rule."""
+    work = server.work
+    work.write(old, content("watched"))
+    work.commit("a harmless file")
+    assert server.push("main")[0] == 0
+    Path(work.path / new).parent.mkdir(parents=True, exist_ok=True)
+    work.git("mv", old, new)
+    moved = work.commit("now read as a credential file")
+    code, output = server.push("main")
+    assert code != 0, output
+    assert f"{moved[:10]}  refs/heads/main  {new}:{line}  {rule}" in output
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "content", "rule", "line"), WATCHED, ids=["pgpass", "master-key"]
+)
+def test_pre_commit_hook_and_scan_judge_a_rename_into_a_watched_path(
+    tmp_path: Path, old: str, new: str, content: Callable[[str], str], rule: str, line: int
+) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    repo.write(old, content("watched"))
+    before = repo.commit("a harmless file")
+    assert spillguard("install", "pre-commit", cwd=repo.path).returncode == 0
+    Path(repo.path / new).parent.mkdir(parents=True, exist_ok=True)
+    repo.git("mv", old, new)
+    committed = hooked_commit(repo)
+    assert committed.returncode != 0
+    assert f"{new}:{line}" in committed.stderr
+    assert f"{rule}  blocking" in committed.stderr
+    assert repo.head() == before
+    assert committed_anyway(repo) == [(new, line, rule, repo.head())]
