@@ -61,6 +61,13 @@ DIFF_TREE = (
     "--root",
     *_DIFF_OPTIONS,
 )
+#: ``DIFF_TREE``'s raw entries without their patches (git 2.39's ``--no-patch`` drops
+#: both, and ``--unified`` asks for a patch).
+_RAW_DIFF_TREE = tuple(
+    option
+    for option in DIFF_TREE
+    if option not in {"--patch", "--unified=0", "--inter-hunk-context=0"}
+)
 #: The merges among the given commits (``diff-tree`` gives a merge's header only), in
 #: their order, each as its dense combined diff: only the files that differ from every
 #: parent and, in them, only the hunks with a line no parent has; git diffs the merge
@@ -119,6 +126,9 @@ class FileDiff:
     removed_after: list[int] = dataclasses.field(default_factory=list)
     #: A rename's old path (``--find-renames``), as git wrote it.
     old_path: bytes | None = None
+    #: New to every parent (a merge's raw entry says ``A`` for each): every line of
+    #: it is the commit's own, so a hunk must show them.
+    fresh: bool = False
     #: A merge's renamed file: the lines new relative to every other parent too; only
     #: those of the lines the rename carried over are the merge's own.
     carry_within: set[int] | None = None
@@ -195,6 +205,7 @@ def _raw_entry(line: bytes) -> FileDiff:
         status=status.decode()[:1],
         path=path,
         old_path=old_path,
+        fresh=not status.strip(b"A"),
     )
 
 
@@ -584,10 +595,17 @@ def git_command(
 
 
 def run_diff_tree(
-    command: list[str], env: dict[str, str], stdin: bytes, scratch: str, *options: str
+    command: list[str],
+    env: dict[str, str],
+    stdin: bytes,
+    scratch: str,
+    *options: str,
+    patch: bool = True,
 ) -> Iterator[CommitDiff]:
-    """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed."""
-    diffs = GitDiffs([*command, *DIFF_TREE, *options], env, stdin, scratch, "diff-tree")
+    """``git diff-tree`` over ``stdin`` (a commit id, or two tree ids, per line), parsed;
+    without ``patch``, the raw entries alone."""
+    how = DIFF_TREE if patch else _RAW_DIFF_TREE
+    diffs = GitDiffs([*command, *how, *options], env, stdin, scratch, "diff-tree")
     try:
         yield from diffs
     finally:

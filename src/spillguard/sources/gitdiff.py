@@ -12,8 +12,10 @@ text git calls binary, NUL lines, quoted paths):
 
 - commits in which git pairs a file they add with one they delete, as ``git log -M``
   would (a merge: against its first parent), asked of git by their trees alone
-  (``sources.renames``); type changes; and merges when git is older than 2.31 (no
-  ``--diff-merges``);
+  (``sources.renames``); type changes; merges when git is older than 2.31 (no
+  ``--diff-merges``), and merges of 32 parents or more, which git's combined diff
+  cannot speak for (``COMBINED_PARENTS_MOST``); a merge's file new to every parent
+  of which git shows no line;
 - files git calls binary that are not binaries within the size limit, files with a
   NUL in a changed line or a byte order mark opening an added first line (UTF-16/32
   text is diffed decoded, and as bytes), and mode-only changes;
@@ -162,12 +164,15 @@ def iter_commits_fast(
         ordered = iter(diffs)
         for commit in commits:
             ref = None if refs is None else refs.get(commit)
-            diff: CommitDiff | None = _next(ordered, commit)
-            if diff is not None and len(diff.parents) > 1:
+            header = _next(ordered, commit)
+            diff: CommitDiff | None = header
+            if len(header.parents) > 1:
                 diff = None if merged is None else _next(merged, commit)
+                if len(header.parents) >= COMBINED_PARENTS_MOST:
+                    diff = None  # git's combined diff cannot speak for it
             items = None if diff is None else _commit_items(diff, ref, blobs, renames)
             if items is None:
-                known = None if diff is None or diff.info is None else (diff.info, diff.parents)
+                known = None if header.info is None else (header.info, header.parents)
                 # a commit with one parent and a rename: its diff with renames from the
                 # chunk's git, not from gits started for it
                 renamed = known is not None and len(known[1]) == 1 and renames.paired == commit
@@ -192,6 +197,12 @@ def _next(diffs: Iterator[CommitDiff], commit: str) -> CommitDiff:
     return diff
 
 
+#: The fewest parents git's combined diff cannot speak for: it keeps a line's parents
+#: in the bits of one C ``unsigned long``, and from 64 parents on (32 where a long has
+#: 32 bits, as on Windows) it shows a merge's files without their lines, or with marks
+#: that say no line is new. Such merges are diffed against each parent on their own
+#: (``received_cli.iter_commit``); no honest merge tool writes one.
+COMBINED_PARENTS_MOST = 32
 #: git gives merges' combined diffs by ``--diff-merges`` from 2.31 on; older ones are
 #: left to the commit-by-commit reading (the tests check both ways).
 _COMBINED_SINCE = (2, 31)
@@ -224,8 +235,10 @@ def _commit_items(
     for file in diff.files:
         if file.status == "D":
             continue
-        # a quoted path: the commit is read file by file
-        path = None if file.path.startswith(b'"') else _utf8(file.path)
+        # a quoted path, or a file new to every parent of which git shows no line
+        # (never read as "nothing added"): the commit is read file by file
+        unsure = file.path.startswith(b'"') or (merge and file.fresh and not file.added)
+        path = None if unsure else _utf8(file.path)
         found = None if path is None else _file_items(file, path, info, ref, merge, blobs)
         if found is None:
             return None

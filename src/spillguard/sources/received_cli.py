@@ -124,6 +124,7 @@ def iter_commit(  # noqa: PLR0913 - one commit, and what the caller knows of it 
         ids = (commit, *parents)
         trees = git_output(git_dir, "rev-parse", *(f"{each}^{{tree}}" for each in ids))
         tree, *bases = trees.decode().split()
+        bases = list(dict.fromkeys(bases))  # a parent listed twice, or two with one tree
         change = read_tree_change(git_dir, empty_tree, bases or [empty_tree], tree)
     if change is None:
         raise GitError(f"git could not diff commit {info.id}")

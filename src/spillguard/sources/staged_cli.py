@@ -192,17 +192,45 @@ def _diffs(
             return None
         command, env = git_command(git_dir, scratch, empty_tree)
         try:
-            for index, base in enumerate(bases, start=len(diffs)):
+            if not diffs:
                 # renames only against HEAD, as libgit2's find_renames on the index diff
-                stdin = f"{base} {tree}\n".encode()
-                given = options if index == 0 else _only_paths(diffs[0])
-                found = (
-                    [] if given is None else [*run_diff_tree(command, env, stdin, scratch, *given)]
-                )
-                diffs.append(found[0] if found else CommitDiff(commit=base))
+                stdin = f"{bases[0]} {tree}\n".encode()
+                found = [*run_diff_tree(command, env, stdin, scratch, *options)]
+                diffs.append(found[0] if found else CommitDiff(commit=bases[0]))
+                bases = bases[1:]
+            others = _against_others(command, env, scratch, (diffs[0], bases, tree))
         except GitError:
             return None
-    return diffs
+    return None if others is None else [*diffs, *others]
+
+
+def _against_others(
+    command: list[str],
+    env: dict[str, str],
+    scratch: str,
+    what: tuple[CommitDiff, Sequence[str], str],
+) -> list[CommitDiff] | None:
+    """``tree`` diffed against each of the other ``bases``, in one git (a merge may have
+    seventy parents), only in the files ``first`` changes; None if git lost count."""
+    first, bases, tree = what
+    given = _only_paths(first) if bases else None
+    if given is None:
+        return [CommitDiff(commit=base) for base in bases]
+    stdin = "".join(f"{base} {tree}\n" for base in bases).encode()
+    if len(bases) == 1:
+        found = [*run_diff_tree(command, env, stdin, scratch, *given)]
+        return found if len(found) == len(bases) else None
+    # Against many bases, the lines of a file new to one of them are all new against
+    # it: only the files a base has in another version need their patch (a merge of
+    # seventy branches that each add a file would have 4,900 files' patches).
+    present = [*run_diff_tree(command, env, stdin, scratch, *given, patch=False)]
+    changed = [*run_diff_tree(command, env, stdin, scratch, "--diff-filter=MT", *given)]
+    if not len(present) == len(changed) == len(bases):
+        return None
+    for listed, patched in zip(present, changed, strict=True):
+        by_path = {file.path: file for file in patched.files}
+        listed.files = [by_path.get(file.path, file) for file in listed.files]
+    return present
 
 
 #: The most bytes of paths given to git at once (Linux takes 2 MiB of arguments).
@@ -259,7 +287,9 @@ def _changed_files(
         if seen:
             file.removed_after = []  # a merge's removals are not judged (git's combined view)
         for other in seen:
-            if other is not None:
+            if other is not None and other.status != "A":  # all new against an "A"'s base
+                # a base's version git calls binary: its lines are found in memory
+                file.unsure = file.unsure or other.binary or other.unsure
                 file.added = {n: line for n, line in file.added.items() if n in other.added}
                 within = set(other.added)
                 if file.carry_within is not None:
