@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 AWS_KEY = expand("AKIA{rand:A2:16}", "review")
 OTHER_KEY = expand("AKIA{rand:A2:16}", "review-other")
+PASSWORD = expand("{rand:Aa0:14}", "review-password")
 
 
 def review(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
@@ -207,3 +208,37 @@ def test_review_in_a_missing_directory_is_a_usage_error(capsys, tmp_path: Path) 
     missing = tmp_path / "missing"
     code, _, err = review(capsys, "add", "x", "--repo", str(missing))
     assert (code, err) == (2, f"spillguard: error: --repo {missing}: not a directory\n")
+
+
+def test_the_reviewed_count_and_the_secret_beside_a_reviewed_string_with_include_reviewed(
+    repo: GitRepo, capsys, monkeypatch
+) -> None:
+    """A value found by three rules, reviewed, is one finding hidden, whether the report
+    shows it (``--include-reviewed``) or not; a secret on the line of a reviewed string
+    is reported and blocks either way."""
+    fixture = expand("{rand:Aa0:40}", "review-count")
+    repo.write(
+        "app.py",
+        f'AWS_SECRET_ACCESS_KEY = "{fixture}"\n'
+        f'AWS_SECRET_ACCESS_KEY = "{fixture}"; password = "{PASSWORD}"\n',
+    )
+    repo.commit("keys")
+    code, _, _ = review(
+        capsys, "add", "-", "--repo", str(repo.path), stdin=fixture, monkeypatch=monkeypatch
+    )
+    assert code == 0
+    reports = []
+    for extra in ([], ["--include-reviewed"]):
+        argv = ["scan", "--tree", "HEAD", "--repo", str(repo.path), "--format", "json", *extra]
+        assert main(argv) == 1
+        reports.append(json.loads(capsys.readouterr().out))
+    plain, including = reports
+    assert plain["summary"]["silenced"]["reviewed"] == 2  # one a line, not one a rule
+    assert including["summary"]["silenced"] == plain["summary"]["silenced"]
+    assert [(f["line"], f["rule"], f["blocking"]) for f in plain["findings"]] == [
+        (2, "GENERIC_PASSWORD", True)
+    ]
+    assert [(f["line"], f["rule"], f.get("reviewed", False)) for f in including["findings"]] == [
+        (1, "AWS_SECRET_ACCESS_KEY", True),
+        (2, "GENERIC_PASSWORD", False),
+    ]

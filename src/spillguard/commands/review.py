@@ -85,7 +85,11 @@ def _what_to_add(
     where = f"{finding.path}:{finding.line}"
     if finding.commit is not None:
         where = f"{finding.commit.id[:10]}:{where}"
-    return secret_of(finding), finding.rule, f"the secret found at {clean_name(where)}: "
+    # The value is reviewed for every rule that finds it (a generic rule finds most
+    # values a provider's rule finds), unless --rule narrows it: one review, not one
+    # per rule, clears a line, as one fingerprint clears a finding in gitleaks.
+    found = f"the {finding.rule} secret found at {clean_name(where)}: "
+    return secret_of(finding), options.rule, found
 
 
 def _remote(options: ReviewOptions, config: Config, root: str, stdin: TextIO) -> int:

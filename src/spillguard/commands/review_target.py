@@ -4,8 +4,9 @@ A user has a report in hand, not the secret: the report names the finding by its
 location (``path:line`` in the staged changes or a file, ``commit:path:line`` in
 history) and by its fingerprint. The finding is found again by scanning where it
 was (the staged changes, then the file in the work tree; one commit; or, for a
-fingerprint, every place in turn), and what gets reviewed is its secret value for
-its rule, so that every rule, the generic ones included, stops reporting it.
+fingerprint, every place in turn), and what gets reviewed is its secret value, for
+every rule unless ``--rule`` narrows it: the generic rules find most values a
+provider's rule finds, and must not report the line again.
 """
 
 from __future__ import annotations
@@ -30,13 +31,21 @@ _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 
 
 def secret_of(finding: Finding) -> str:
-    """The value the finding's rule judged (its secret group, unquoted), else the match."""
+    """The value the finding's rule judged (its secret group, unquoted), else the match.
+
+    The secret group may lie past the match, in a lookahead (a plist's ``<string>``
+    after its ``<key>``): it is read from the line, where the report shows it.
+    """
     from spillguard.detection.redact import unquoted
 
-    if finding.secret_end < 0:
+    text, base = finding.text, finding.line_offset_start
+    if finding.truncated:  # the line is the match alone
+        text, base = finding.match_text, 0
+    start, end = base + finding.secret_start, base + finding.secret_end
+    if finding.secret_end < 0 or end > len(text):
         return finding.match_text
-    start, end = unquoted(finding.match_text, finding.secret_start, finding.secret_end)
-    return finding.match_text[start:end]
+    start, end = unquoted(text, start, end)
+    return text[start:end]
 
 
 def find_at(at: str, *, root: str, config: Config, config_path: str | None) -> Finding:

@@ -138,19 +138,23 @@ def digest_of(reviewed: ReviewedFile, text: str) -> str:
 
 
 def with_record(reviewed: ReviewedFile, record: Record) -> ReviewedFile:
-    """The file with ``record`` added, or replacing the entry for the same string and rule."""
-    kept = [old for old in reviewed.records if not _same(old, record.digest, record.rule)]
+    """The file with ``record`` added, replacing the entries it covers: for the same
+    string, every one when it has no rule (it hides the string for every rule), else
+    the one for its rule and the one for every rule (a rule narrows it)."""
+    kept = [old for old in reviewed.records if not _covered(old, record)]
     return dataclasses.replace(reviewed, records=(*kept, record))
+
+
+def _covered(old: Record, new: Record) -> bool:
+    """Whether ``new`` takes ``old``'s place: the same string, for the same rule or
+    with either for every rule."""
+    return old.digest == new.digest and (old.rule == new.rule or None in {old.rule, new.rule})
 
 
 def without(reviewed: ReviewedFile, digest: str, rule: str | None) -> tuple[ReviewedFile, int]:
     """The file without the entries for ``digest`` (only ``rule``'s, when given); and how many."""
     kept = tuple(old for old in reviewed.records if not _matches(old, digest, rule))
     return dataclasses.replace(reviewed, records=kept), len(reviewed.records) - len(kept)
-
-
-def _same(record: Record, digest: str, rule: str | None) -> bool:
-    return record.digest == digest and record.rule == rule
 
 
 def _matches(record: Record, digest: str, rule: str | None) -> bool:

@@ -140,9 +140,13 @@ class Scanner:
         )
         #: Findings hidden so far, by what hid them ("pragma", "path", "reviewed").
         self.silenced: dict[str, int] = dict.fromkeys(SILENCED_BY, 0)
-        # The reviewed matches skipped in the fragment being scanned, (line, column,
-        # rule): a line may be judged twice (the exempt rules first), counted once.
-        self._reviewed_seen: set[tuple[int, int, int]] = set()
+        # The lines of the fragment being scanned whose judging skipped a reviewed
+        # match: a line yields one finding, so it counts once however many rules found
+        # the reviewed value, and once though it may be judged twice (the exempt rules
+        # first), with --include-reviewed or without.
+        self._reviewed_seen: set[int] = set()
+        # Reviewed matches skipped so far: a line that had one is never remembered clean.
+        self._reviewed_skips = 0
 
     def note_errors(self, errors: Iterable[RuleError]) -> None:
         """Rule errors met over earlier text by another Scanner (a worker's): skip those rules."""
@@ -432,10 +436,10 @@ class Scanner:
             key = (line.text, tuple(rule_indexes))
             if key in self._clean:
                 return None
-        reviewed = len(self._reviewed_seen)
+        reviewed = self._reviewed_skips
         finding = self._first_finding(fragment, line, rule_indexes)
         # A line with a reviewed match is judged every time, so that each is counted.
-        if finding is None and key is not None and len(self._reviewed_seen) == reviewed:
+        if finding is None and key is not None and self._reviewed_skips == reviewed:
             if len(self._clean) >= _CLEAN_LINES:
                 self._clean.clear()
             self._clean.add(key)
@@ -444,56 +448,86 @@ class Scanner:
     def _first_finding(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int]
     ) -> Finding | None:
+        """The line's finding: the first rule's first match that is not reviewed. With
+        ``--include-reviewed``, a line whose every match is reviewed reports its first,
+        flagged; a line with a secret beside a reviewed string still reports the secret."""
+        # Spans whose text is reviewed for every rule: another rule's match there is
+        # the same value found again, reviewed too (one review clears a line).
+        covered: list[tuple[int, int]] = []
+        first_reviewed: tuple[int, regex.Match[str]] | None = None
         for position, index in enumerate(rule_indexes):
-            rule = self.rules[index]
-            if rule.name in self._broken:
+            if self.rules[index].name in self._broken:
                 continue
-            match = (
-                self._first_unreviewed(index, line)
-                if self._reviewed_index
-                else next(self._matches(index, line), None)
-            )
-            reviewed = match is None and self.ruleset.include_reviewed
-            if reviewed:
+            if not self._reviewed_index:
                 match = next(self._matches(index, line), None)
+            else:
+                match = self._first_unreviewed(index, line, covered)
+                if match is None and first_reviewed is None and self.ruleset.include_reviewed:
+                    reviewed = next(self._matches(index, line), None)
+                    first_reviewed = None if reviewed is None else (position, reviewed)
             if match is not None:
-                # A rule that reads past its line (a YAML block scalar's value, a plist's
-                # <string>) reports the line its secret is on: that is the line to fix,
-                # and the one a report shows and masks.
-                shown = _secret_line(rule, line, match)
-                pragma = rule.name in self._pragma_rules and (
-                    has_pragma(line.text) or (shown is not line and has_pragma(shown.text))
-                )
-                finding = (
-                    _finding(fragment, line, rule, match, allowlisted=pragma)
-                    if shown is line
-                    else dataclasses.replace(
-                        _finding_below(fragment, line, shown, rule, match), allowlisted=pragma
-                    )
-                )
-                if reviewed:
-                    finding = dataclasses.replace(finding, reviewed=True, blocking=False)
-                if finding.truncated:
-                    return finding
-                # Only this match is reported, but the line is shown with it: the
-                # other secrets on it must be masked as well.
-                hidden = self._other_secrets(shown, rule_indexes[position:], finding)
-                return dataclasses.replace(finding, hidden=hidden)
-        return None
+                return self._finding_of(fragment, line, rule_indexes[position:], match)
+        if first_reviewed is None:
+            return None
+        position, match = first_reviewed
+        finding = self._finding_of(fragment, line, rule_indexes[position:], match)
+        return dataclasses.replace(finding, reviewed=True, blocking=False)
 
-    def _first_unreviewed(self, index: int, line: _Line) -> regex.Match[str] | None:
+    def _finding_of(
+        self, fragment: Fragment, line: _Line, rule_indexes: list[int], match: regex.Match[str]
+    ) -> Finding:
+        """The finding of ``match``, a match of the first of ``rule_indexes``; the other
+        secrets its line shows, by those rules, masked with it."""
+        rule = self.rules[rule_indexes[0]]
+        # A rule that reads past its line (a YAML block scalar's value, a plist's
+        # <string>) reports the line its secret is on: that is the line to fix,
+        # and the one a report shows and masks.
+        shown = _secret_line(rule, line, match)
+        pragma = rule.name in self._pragma_rules and (
+            has_pragma(line.text) or (shown is not line and has_pragma(shown.text))
+        )
+        finding = (
+            _finding(fragment, line, rule, match, allowlisted=pragma)
+            if shown is line
+            else dataclasses.replace(
+                _finding_below(fragment, line, shown, rule, match), allowlisted=pragma
+            )
+        )
+        if finding.truncated:
+            return finding
+        # Only this match is reported, but the line is shown with it: the
+        # other secrets on it must be masked as well.
+        hidden = self._other_secrets(shown, rule_indexes, finding)
+        return dataclasses.replace(finding, hidden=hidden)
+
+    def _first_unreviewed(
+        self, index: int, line: _Line, covered: list[tuple[int, int]]
+    ) -> regex.Match[str] | None:
         """Rule ``index``'s first match on the line that is not a reviewed string: a
-        reviewed string is no finding, and must not hide a secret after it on the line."""
+        reviewed string is no finding, and must not hide a secret after it on the line.
+
+        A match is reviewed when its whole text or its secret value equals an entry for
+        its rule or for every rule, or when its value lies within ``covered``, text an
+        earlier rule's match found reviewed for every rule (``AWS_SECRET_ACCESS_KEY``'s
+        value, found again by ``GENERIC_API_KEY``). Such text is added to ``covered``.
+        """
         rule = self.rules[index]
         for match in self._matches(index, line):
             # The whole match, or the secret proper: a GENERIC_PASSWORD finding is
             # reviewed by the password a user has in hand, not the masked assignment.
-            value = match.string[slice(*unquoted(match.string, *_secret_span(rule, match)))]
-            if not self._reviewed(rule.name, match.group(0)) and not self._reviewed(
-                rule.name, value
+            start, end = unquoted(match.string, *_secret_span(rule, match))
+            whole = self._reviewed(rule.name, match.group(0))
+            value = self._reviewed(rule.name, match.string[start:end])
+            if not (whole or value) and not any(
+                low <= start <= end <= high for low, high in covered
             ):
                 return match
-            self._reviewed_seen.add((line.index, match.start(), index))
+            if whole == _EVERY_RULE:
+                covered.append(match.span())
+            elif value == _EVERY_RULE:
+                covered.append((start, end))
+            self._reviewed_seen.add(line.index)
+            self._reviewed_skips += 1
         return None
 
     def _other_secrets(
@@ -576,14 +610,22 @@ class Scanner:
         )
         return not password_value_rejected(_as_written(rule, match), settings)
 
-    def _reviewed(self, rule: str, match_text: str) -> bool:
+    def _reviewed(self, rule: str, match_text: str) -> str | None:
+        """Whether ``match_text`` is reviewed for ``rule``: ``_EVERY_RULE`` when an entry
+        without a rule names it, the rule's name when only entries for it do, else None."""
+        found = None
         for salt, digests in self._reviewed_index.items():
             rules = digests.get(reviewed_digest(match_text, salt))
-            if rules is not None and (None in rules or rule in rules):
-                return True
-        return False
+            if rules is not None:
+                if None in rules:
+                    return _EVERY_RULE
+                if rule in rules:
+                    found = rule
+        return found
 
 
+#: What ``Scanner._reviewed`` answers for a string an entry without a rule names.
+_EVERY_RULE = "*"
 #: A keyword hit: its position in a text, and the rules the keywords found there name.
 _Hit = tuple[int, frozenset[int]]
 _path_of = operator.attrgetter("path")
