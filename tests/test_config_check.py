@@ -271,3 +271,24 @@ def test_a_tab_in_a_sources_path_is_shown_as_an_escape(tmp_path: Path, capsys) -
     assert re.search(rf"MINE +custom +enabled +blocking +{re.escape(shown)}\n", listed)
     assert re.search(rf"MINE +custom +enabled +blocking +{re.escape(shown)}\n", checked)
     assert f"  repository  {shown}\n" in checked
+
+
+def test_a_custom_rule_that_reaches_a_known_java_difference_is_named(
+    repo: GitRepo, own_file: Path, capsys
+) -> None:
+    repo.write(
+        ".spillguard.toml",
+        "[custom_rules]\nREPEAT_TOKEN = '(?i)rpt_([a-z]{4})_\\1'\n"
+        "GREEK_TOKEN = 'grk_\\p{InGreek}{8}'\nPLAIN_TOKEN = 'pln_[a-z0-9]{20}'\n",
+    )
+    code, out, _ = check(capsys, "--repo", str(repo.path))
+    assert code == 0
+    differences = [line for line in out.splitlines() if line.startswith("difference:")]
+    assert [line.split(":")[1].strip() for line in differences] == [
+        "custom rule REPEAT_TOKEN",
+        "custom rule GREEK_TOKEN",
+    ]
+    assert "(?i) back-reference without (?u)" in differences[0]
+    assert "#known-differences-from-javas-regular-expressions" in differences[0]
+    document = json.loads(check(capsys, "--repo", str(repo.path), "--format", "json")[1])
+    assert [item["rule"] for item in document["differences"]] == ["REPEAT_TOKEN", "GREEK_TOKEN"]

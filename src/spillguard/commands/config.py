@@ -144,7 +144,22 @@ def check_document(config: Config) -> dict[str, Any]:
         "locked_rules": sorted(config.locked_rules),
         "reviewed": [{"source": source, "entries": count} for source, count in counts.items()],
         "notices": list(config.notices),
+        "differences": _differences(config),
     }
+
+
+def _differences(config: Config) -> list[dict[str, str]]:
+    """The custom rules that reach a known difference from the server's Java 8."""
+    if not any(rule.kind == "custom" for rule in config.ruleset.rules):
+        return []
+    from spillguard.detection.javaregex import differences
+
+    return [
+        {"rule": rule.name, "difference": difference}
+        for rule in config.ruleset.rules
+        if rule.kind == "custom"
+        for difference in differences(rule.regexp)
+    ]
 
 
 def _write_text(config: Config, document: dict[str, Any], stream: TextIO) -> None:
@@ -171,6 +186,11 @@ def _write_text(config: Config, document: dict[str, Any], stream: TextIO) -> Non
     lines += [f"allowlist_paths: {pattern}" for pattern in document["allowlist_paths"]]
     lines += [f"reviewed: {item['entries']} from {item['source']}" for item in document["reviewed"]]
     lines += [f"notice: {notice}" for notice in config.notices]
+    lines += [
+        f"difference: custom rule {item['rule']}: {item['difference']} "
+        "(docs/configuration.md#known-differences-from-javas-regular-expressions)"
+        for item in document["differences"]
+    ]
     lines.append("configuration OK")
     # clean_name: a tab in a file's path shows as \x09, as in scan reports.
     stream.writelines(clean_name(line) + "\n" for line in lines)
