@@ -8,13 +8,16 @@ testing/tokens.py templates at run time.
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from testing.tokens import expand
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
 #: A line the built-in AWS rule blocks; generated, never stored.
 AWS_SECRET = 'aws_secret_access_key = "{rand:b64:40}"'
@@ -80,3 +83,40 @@ def break_repository(repo: Path) -> None:
     """A bare repository whose branch names an object that is not there (corrupt)."""
     new_bare(repo)
     (repo / "refs" / "heads" / "main").write_text("1" * 40 + "\n")
+
+
+def repository(path: Path, seed: str, *, secret: bool) -> Path:
+    """A bare repository of three commits on main, and a blocking secret when asked."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new_bare(path)
+    write_commits(path, plain_history(seed, branches=(), secret_on="main" if secret else None))
+    return path
+
+
+def run_audit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any], str]:
+    """``spillguard audit --format json --branches '*' ARGS``: the exit code, the status
+    tree and stderr."""
+    from spillguard.cli import main
+
+    code = main(["audit", "--format", "json", "--branches", "*", *args])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def by_branch(tree: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``PROJECT/NAME:BRANCH`` -> the branch's status."""
+    return {
+        f"{project['name']}/{repo['name']}:{branch['name']}": branch
+        for project in tree["projects"]
+        for repo in project["repositories"]
+        for branch in repo["branches"]
+    }
+
+
+def by_repository(tree: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """``PROJECT/NAME`` -> the repositories shown by that name (one, unless refused)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for project in tree["projects"]:
+        for repo in project["repositories"]:
+            found.setdefault(f"{project['name']}/{repo['name']}", []).append(repo)
+    return found

@@ -17,14 +17,15 @@ from typing import Any
 
 import pytest
 
-from spillguard.cli import main
 from testing.estate import (
     Commit,
     break_repository,
+    by_branch,
     new_bare,
     plain_history,
     write_commits,
 )
+from testing.estate import run_audit as audit
 
 #: (project, index) -> the branch that gets a secret.
 SECRETS = {("alpha", 3): "main", ("alpha", 7): "develop", ("beta", 10): "release/1"}
@@ -60,21 +61,6 @@ def expected_commits(project: str, index: int, branch: str) -> int:
 @pytest.fixture
 def estate(tmp_path: Path) -> Path:
     return build_estate(tmp_path / "estate")
-
-
-def audit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any], str]:
-    code = main(["audit", "--format", "json", "--branches", "*", *args])
-    out, err = capsys.readouterr()
-    return code, json.loads(out), err
-
-
-def by_branch(tree: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {
-        f"{project['name']}/{repo['name']}:{branch['name']}": branch
-        for project in tree["projects"]
-        for repo in project["repositories"]
-        for branch in repo["branches"]
-    }
 
 
 def _comparable(tree: dict[str, Any]) -> dict[str, Any]:
@@ -285,7 +271,8 @@ def test_an_interrupted_audit_resumes(tmp_path: Path) -> None:
     first.send_signal(signal.SIGKILL)
     first.communicate()
     with sqlite3.connect(state) as connection:
-        recorded = {row[0] for row in connection.execute("SELECT key FROM repositories")}
+        rows = connection.execute("SELECT project, name FROM repositories")
+        recorded = {f"{project}/{name}" for project, name in rows}
     assert 3 <= len(recorded) < 17
 
     second = subprocess.run(command, capture_output=True, text=True, check=False)

@@ -59,12 +59,22 @@ def _tasks(
             repository=repository,
             config_path=config,
             branches=options.branches,
-            previous=judged_branches(connection, repository.key),
+            previous=judged_branches(connection, repository.identity),
             judge=options.judge,
             max_commits=options.max_commits,
         )
         for repository in repositories
     ]
+
+
+def _say_failure(outcome: Outcome) -> None:
+    """One line on stderr for a repository that could not be audited. Its name, URL and
+    git's message come from the estate: escape sequences are shown, never sent."""
+    from spillguard.report.sanitize import clean
+
+    if outcome.error is not None:
+        line = f"spillguard: audit: {outcome.repository.key}: {outcome.error}"
+        print(clean(line), file=sys.stderr)
 
 
 def _run(
@@ -81,9 +91,7 @@ def _run(
     try:
         jobs = options.jobs or default_jobs()
         for outcome in run_tasks(tasks, jobs=jobs, scheduler=options.scheduler):
-            if outcome.error is not None:
-                print(f"spillguard: audit: {outcome.repository.key}: {outcome.error}",
-                      file=sys.stderr)  # fmt: skip
+            _say_failure(outcome)
             if options.judge:
                 record(connection, outcome)  # at once: an interrupted audit resumes from here
             outcomes.append(outcome)
@@ -133,10 +141,14 @@ def _write(
     if options.export_zip is not None:
         export_zip(connection, repositories, Path(options.export_zip), keep)
     if options.html is not None:
-        from spillguard.audit.html import write_html
+        import io
 
-        with Path(options.html).open("w", encoding="utf-8") as page:
-            write_html(tree, page)
+        from spillguard.audit.html import write_html
+        from spillguard.core.atomic import write_text_atomic
+
+        page = io.StringIO()
+        write_html(tree, page)
+        write_text_atomic(Path(options.html), page.getvalue())
     with open_output(options.output) as stream:
         if options.format == "json":
             import json
@@ -152,26 +164,35 @@ def _write(
 
 
 def run_audit_command(options: AuditOptions) -> int:
-    from spillguard.audit.discovery import discover
-    from spillguard.audit.state import open_state, record
+    from spillguard.audit.state import held
 
     started = time.monotonic()
-    clone_dir = Path(options.clone_dir or f"{options.state}.clones")
-    repositories, unfetched = discover(options.paths, clone_dir)
-    connection = open_state(options.state)
-    try:
-        for outcome in unfetched:
-            print(f"spillguard: audit: {outcome.repository.key}: {outcome.error}", file=sys.stderr)
-            if options.judge:
-                record(connection, outcome)
-        outcomes = [
-            *unfetched,
-            *_run(connection, _tasks(connection, repositories, options), options),
-        ]
-        tree = _write(connection, outcomes, options, time.monotonic() - started)
-    finally:
-        connection.close()
+    with held(options.state):  # before fetching: one audit at a time fetches the mirrors
+        tree = _audit(options, started)
     summary = tree["summary"]
     if summary["blocking"]:
         return int(ExitCode.FINDINGS)
     return int(ExitCode.RUNTIME if summary["failed"] else ExitCode.CLEAN)
+
+
+def _audit(options: AuditOptions, started: float) -> dict[str, Any]:
+    from spillguard.audit.discovery import discover
+    from spillguard.audit.state import open_state, record
+
+    connection, note = open_state(options.state)
+    try:
+        if note is not None:
+            print(f"spillguard: audit: {note}", file=sys.stderr)
+        clone_dir = Path(options.clone_dir or f"{options.state}.clones")
+        repositories, refused = discover(options.paths, clone_dir)
+        for outcome in refused:
+            _say_failure(outcome)
+            if options.judge:
+                record(connection, outcome)
+        outcomes = [
+            *refused,
+            *_run(connection, _tasks(connection, repositories, options), options),
+        ]
+        return _write(connection, outcomes, options, time.monotonic() - started)
+    finally:
+        connection.close()

@@ -1,88 +1,172 @@
 """Which repositories an audit covers: a server's tree, paths, or a file of clone URLs.
 
 A git server stores bare repositories in project folders (``PROJECT/NAME.git``): a
-repository is named ``PROJECT/NAME`` as the server names it. Clone URLs are mirrored
-(bare) under the clone folder and fetched again on later audits.
+repository is named ``PROJECT/NAME`` as the server names it, and is known by its
+location (``locations``). Clone URLs are mirrored (bare) under the clone folder and
+fetched again on later audits (``mirror``).
+
+A tree is walked without leaving it: a symbolic link that leads out of the folder
+given is not followed, and says so. The same repository found twice (a link, a URL
+given twice) is audited once; two repositories with one name are both refused, never
+merged into one.
 """
 
 from __future__ import annotations
 
-import subprocess
+import dataclasses
+import os
 from pathlib import Path
 
+from spillguard.audit.locations import (
+    CloneUrl,
+    LocationError,
+    folder_identity,
+    folder_name,
+    inside,
+    is_url,
+    mirror_folder,
+    parse_clone_url,
+)
 from spillguard.audit.model import Outcome, Repository
 from spillguard.core.errors import UsageError
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Found:
+    repository: Repository
+    #: Where it is fetched from; None for a folder.
+    url: CloneUrl | None = None
+    #: Why it is not audited (a link out of the tree, a URL that cannot be fetched).
+    refused: str | None = None
+
+    @property
+    def where(self) -> str:
+        return self.repository.path if self.url is None else self.url.shown
 
 
 def _is_repository(path: Path) -> bool:
     return (path / "HEAD").is_file() or (path / ".git").exists()
 
 
-def _named(path: Path) -> Repository:
-    name = path.name.removesuffix(".git") or path.name
-    return Repository(project=path.resolve().parent.name, name=name, path=str(path))
+def _folder(path: Path) -> _Found:
+    project, name = folder_name(path)
+    return _Found(
+        Repository(project=project, name=name, path=str(path), identity=folder_identity(path))
+    )
 
 
-def _tree(root: Path) -> list[Repository]:
+def _link_out(path: Path, root: Path) -> _Found:
+    found = _folder(path)
+    reason = f"a symbolic link out of {root} (to {os.path.realpath(path)}); not followed"
+    return dataclasses.replace(found, refused=reason)
+
+
+def _entries(folder: Path, root: Path) -> list[tuple[Path, bool]]:
+    """(child, leads out of ``root``) for each folder in ``folder``, links included."""
+    return [
+        (child, child.is_symlink() and not inside(child, root))
+        for child in sorted(folder.iterdir())
+        if child.is_dir()
+    ]
+
+
+def _tree(root: Path) -> list[_Found]:
     """The repositories in ``root`` and in its project folders, one level down."""
-    found: list[Repository] = []
-    for child in sorted(root.iterdir()):
-        if not child.is_dir():
-            continue
-        if _is_repository(child) or child.suffix == ".git":
-            found.append(_named(child))
+    found: list[_Found] = []
+    for child, out in _entries(root, root):
+        if out:
+            found.append(_link_out(child, root))
+        elif _is_repository(child) or child.suffix == ".git":
+            found.append(_folder(child))
         else:
-            found.extend(
-                _named(grandchild)
-                for grandchild in sorted(child.iterdir())
-                if grandchild.is_dir()
-                and (_is_repository(grandchild) or grandchild.suffix == ".git")
-            )
+            for grandchild, leads_out in _entries(child, root):
+                if leads_out:
+                    found.append(_link_out(grandchild, root))
+                elif _is_repository(grandchild) or grandchild.suffix == ".git":
+                    found.append(_folder(grandchild))
     return found
 
 
-def _is_url(line: str) -> bool:
-    return "://" in line or (line.startswith("git@") and ":" in line)
+def _url(line: str, clone_dir: Path) -> _Found:
+    try:
+        url = parse_clone_url(line)
+    except LocationError as error:
+        from spillguard.audit.locations import HIDDEN
+
+        # Not read, so not known to be free of credentials: only its start is shown.
+        shown = line.split("://", 1)[0] + ("://" + HIDDEN if "://" in line else "")
+        repository = Repository(project="clones", name=shown, path="", identity=shown)
+        return _Found(repository, refused=f"cannot fetch {shown}: {error}")
+    folder = mirror_folder(url, clone_dir)
+    repository = Repository(
+        project=url.project, name=url.name, path=str(folder), identity=url.identity
+    )
+    return _Found(repository, url=url)
 
 
-def _mirror(url: str, clone_dir: Path) -> Repository | Outcome:
-    """A bare copy of ``url`` under ``clone_dir``: cloned once, fetched after."""
-    parts = url.rstrip("/").replace(":", "/").split("/")
-    name = parts[-1].removesuffix(".git")
-    project = parts[-2] if len(parts) > 1 else "clones"
-    destination = clone_dir / project / f"{name}.git"
-    repository = Repository(project=project, name=name, path=str(destination))
-    if destination.exists():
-        command = ["git", "--git-dir", str(destination), "fetch", "--quiet", "--prune", "origin",
-                   "+refs/heads/*:refs/heads/*"]  # fmt: skip
-    else:
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        command = ["git", "clone", "--quiet", "--bare", "--", url, str(destination)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        reason = (done.stderr.strip().splitlines() or ["git failed"])[-1]
-        return Outcome(repository=repository, error=f"cannot fetch {url}: {reason}")
-    return repository
+def _listed(path: Path, clone_dir: Path) -> list[_Found]:
+    lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return [
+        _url(line, clone_dir) if is_url(line) else _folder(Path(line))
+        for line in lines
+        if line and not line.startswith("#")
+    ]
+
+
+def _linked(item: _Found) -> bool:
+    return item.url is None and Path(item.repository.path).is_symlink()
+
+
+def _without_collisions(found: list[_Found]) -> list[_Found]:
+    """Each repository once; every repository sharing its name with another refused."""
+    first: dict[str, _Found] = {}
+    for item in found:
+        known = first.get(item.repository.identity)
+        if known is None or (_linked(known) and not _linked(item)):
+            first[item.repository.identity] = item  # by its own folder rather than a link
+    unique = list(first.values())
+    by_name: dict[str, list[_Found]] = {}
+    for item in unique:
+        if item.refused is None:
+            by_name.setdefault(item.repository.key, []).append(item)
+    return [_collided(item, by_name) for item in unique]
+
+
+def _collided(item: _Found, by_name: dict[str, list[_Found]]) -> _Found:
+    others = [other.where for other in by_name.get(item.repository.key, ()) if other is not item]
+    if not others or item.refused is not None:
+        return item
+    reason = (
+        f"name collision: {item.where} and {', '.join(others)} share the name "
+        f"{item.repository.key}; not audited (give each its own --state)"
+    )
+    return dataclasses.replace(item, refused=reason)
 
 
 def discover(paths: tuple[str, ...], clone_dir: Path) -> tuple[list[Repository], list[Outcome]]:
-    """The repositories to audit, and those that could not even be fetched."""
-    found: list[Repository] = []
-    failed: list[Outcome] = []
+    """The repositories to audit, and those that cannot be (with why)."""
+    from spillguard.audit.mirror import MirrorError, mirror
+
+    found: list[_Found] = []
     for given in paths:
         path = Path(given)
         if path.is_file():
-            lines = path.read_text(encoding="utf-8").splitlines()
-            for line in (line.strip() for line in lines):
-                if not line or line.startswith("#"):
-                    continue
-                if not _is_url(line):
-                    found.append(_named(Path(line)))
-                    continue
-                mirrored = _mirror(line, clone_dir)
-                (found if isinstance(mirrored, Repository) else failed).append(mirrored)  # type: ignore[arg-type]
+            found.extend(_listed(path, clone_dir))
         elif path.is_dir():
-            found.extend([_named(path)] if _is_repository(path) else _tree(path))
+            found.extend([_folder(path)] if _is_repository(path) else _tree(path))
         else:
             raise UsageError(f"audit {given}: no such directory or file")
-    return found, failed
+    audited: list[Repository] = []
+    failed: list[Outcome] = []
+    for item in _without_collisions(found):
+        refused = item.refused
+        if refused is None and item.url is not None:
+            try:
+                mirror(item.url, Path(item.repository.path), clone_dir)
+            except MirrorError as error:
+                refused = str(error)
+        if refused is None:
+            audited.append(item.repository)
+        else:
+            failed.append(Outcome(repository=item.repository, error=refused))
+    return audited, failed

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import re
 import zipfile
 from typing import TYPE_CHECKING
 
@@ -45,8 +46,8 @@ class ExportFilter:
 def _rows(
     connection: sqlite3.Connection, repository: Repository, keep: ExportFilter
 ) -> Iterator[list[str | int]]:
-    for branch in sorted(branch_rows(connection, repository.key)):
-        for f in branch_findings(connection, repository.key, branch):
+    for branch in sorted(branch_rows(connection, repository.identity)):
+        for f in branch_findings(connection, repository.identity, branch):
             if keep.keeps(f):
                 yield [cell(repository.project), cell(repository.name), cell(branch),
                        f.commit or "", cell(f.author), f.date, cell(f.path), f.line,
@@ -72,19 +73,56 @@ def _by_project(repositories: Sequence[Repository]) -> dict[str, list[Repository
     return projects
 
 
+#: What a name may not hold to be one file name: separators, NUL and control characters.
+_NOT_IN_NAME = re.compile(r"[/\\\x00-\x1f\x7f]")
+
+
+def _component(name: str) -> str:
+    """A repository's or project's name as one file name in an export: no separator,
+    never empty, ``.`` or ``..`` (a name comes from the estate, so it may try). A name
+    that had to change gets the digest of what it was, so two never become one."""
+    safe = _NOT_IN_NAME.sub("_", name)
+    if safe in ("", ".", "..") or safe != name:
+        import hashlib
+
+        # Two names made alike here stay two files: the digest of what was there.
+        digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+        return f"_{safe}-{digest}"
+    return safe
+
+
+def _inside(folder: Path, *parts: str) -> Path:
+    """``folder/PARTS``, refused when a folder on the way is a symbolic link out of
+    ``folder`` (a link in the file's own place is replaced, not followed)."""
+    from spillguard.audit.locations import inside
+    from spillguard.core.errors import UsageError
+
+    path = folder.joinpath(*parts)
+    if not inside(path.parent, folder):
+        raise UsageError(f"{path}: leads out of {folder} (a symbolic link); not written")
+    return path
+
+
 def export_csv(
     connection: sqlite3.Connection,
     repositories: Sequence[Repository],
     folder: Path,
     keep: ExportFilter,
 ) -> None:
-    """``FOLDER/PROJECT.csv`` and ``FOLDER/PROJECT/NAME.csv``."""
+    """``FOLDER/PROJECT.csv`` and ``FOLDER/PROJECT/NAME.csv``, each written whole."""
+    from spillguard.core.atomic import write_text_atomic
+
     for project, members in _by_project(repositories).items():
-        (folder / project).mkdir(parents=True, exist_ok=True)
-        (folder / f"{project}.csv").write_text(_csv(connection, members, keep), encoding="utf-8")
+        shown = _component(project)
+        write_text_atomic(_inside(folder, f"{shown}.csv"), _csv(connection, members, keep))
         for repository in members:
             text = _csv(connection, [repository], keep)
-            (folder / project / f"{repository.name}.csv").write_text(text, encoding="utf-8")
+            write_text_atomic(_inside(folder, shown, f"{_component(repository.name)}.csv"), text)
+
+
+def zip_entry(repository: Repository) -> str:
+    """``PROJECT/NAME.csv``: never absolute, never a ``..``."""
+    return f"{_component(repository.project)}/{_component(repository.name)}.csv"
 
 
 def export_zip(
@@ -94,9 +132,9 @@ def export_zip(
     keep: ExportFilter,
 ) -> None:
     """Everything in one archive: one CSV per repository, ``PROJECT/NAME.csv``."""
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for project, members in _by_project(repositories).items():
+    from spillguard.core.atomic import replacing
+
+    with replacing(path) as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_DEFLATED) as archive:
+        for members in _by_project(repositories).values():
             for repository in members:
-                archive.writestr(
-                    f"{project}/{repository.name}.csv", _csv(connection, [repository], keep)
-                )
+                archive.writestr(zip_entry(repository), _csv(connection, [repository], keep))

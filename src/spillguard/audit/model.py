@@ -13,14 +13,19 @@ Reason = Literal["new", "behind", "outdated", "current"]
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Repository:
-    """One repository of the estate, named as the server names it: project/name."""
+    """One repository of the estate, named as the server names it: project/name.
+
+    ``identity`` is its full location (``audit.locations``): the state remembers it by
+    that, never by its name, which two repositories may share."""
 
     project: str
     name: str
     path: str
+    identity: str
 
     @property
     def key(self) -> str:
+        """The name it is shown by."""
         return f"{self.project}/{self.name}"
 
 

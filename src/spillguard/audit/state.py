@@ -8,59 +8,131 @@ newer spillguard is refused rather than misread.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import sqlite3
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.audit.model import Judged, StoredFinding
-from spillguard.core.errors import UsageError
+from spillguard.core.errors import SpillguardError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from spillguard.audit.model import Outcome
 
-SCHEMA_VERSION = 1
+#: 2: a repository is remembered by its location (``Repository.identity``), not its name.
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE repositories (
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS repositories (
     key TEXT PRIMARY KEY, project TEXT NOT NULL, name TEXT NOT NULL, path TEXT NOT NULL,
     default_branch TEXT, error TEXT, audited_at TEXT NOT NULL);
-CREATE TABLE branches (
+CREATE TABLE IF NOT EXISTS branches (
     repository TEXT NOT NULL, name TEXT NOT NULL, last_commit TEXT NOT NULL,
     fingerprint TEXT NOT NULL, commits INTEGER NOT NULL, scanned_at TEXT NOT NULL,
     PRIMARY KEY (repository, name));
-CREATE TABLE findings (
+CREATE TABLE IF NOT EXISTS findings (
     repository TEXT NOT NULL, branch TEXT NOT NULL, rule TEXT NOT NULL,
     blocking INTEGER NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL, commit_id TEXT,
     author TEXT NOT NULL, date TEXT NOT NULL, text TEXT NOT NULL, match_text TEXT NOT NULL,
     fingerprint TEXT NOT NULL, allowlisted INTEGER NOT NULL, reviewed INTEGER NOT NULL);
-CREATE INDEX findings_branch ON findings (repository, branch);
+CREATE INDEX IF NOT EXISTS findings_branch ON findings (repository, branch);
 """
+#: Seconds a write waits for another process's transaction on the state.
+_BUSY_SECONDS = 30.0
 
 
-def open_state(path: str) -> sqlite3.Connection:
-    """The state at ``path``, created with the current schema when new."""
+class StateBusyError(SpillguardError):
+    """Another audit is using the state."""
+
+
+@contextlib.contextmanager
+def held(path: str) -> Iterator[None]:
+    """The state's lock (``STATE.lock``) for a whole audit: a second audit of the same
+    state stops at once, saying so, rather than judge and fetch the same repositories."""
     try:
-        connection = sqlite3.connect(path)
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: SQLite's own locks only
+        yield
+        return
+    with Path(f"{path}.lock").open("a+b") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StateBusyError(
+                f"--state {path}: another audit is using it ({path}.lock is locked); "
+                "run this one when it is done"
+            ) from None
+        yield
+
+
+def _version(connection: sqlite3.Connection) -> int | None:
+    """The schema version, None for a new (empty) database."""
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    if "meta" not in tables:
+        return None
+    row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else None
+
+
+def _create(connection: sqlite3.Connection) -> int:
+    """Create the schema under a write lock, or find it made by someone else meanwhile.
+
+    Idempotent: two audits opening one new state both end with one schema. A state of
+    version 1 (repositories remembered by name) is emptied: its memory cannot be told
+    apart by location, so every repository is judged anew once.
+    """
+    connection.execute("BEGIN IMMEDIATE")  # the write lock, before looking again
+    try:
+        version = _version(connection)
+        if version == 1:
+            for table in ("findings", "branches", "repositories"):
+                connection.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+            connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                               (SCHEMA_VERSION,))  # fmt: skip
+        elif version is None:
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                connection.execute(statement)
+            connection.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                               (SCHEMA_VERSION,))  # fmt: skip
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    return version or SCHEMA_VERSION
+
+
+def open_state(path: str) -> tuple[sqlite3.Connection, str | None]:
+    """The state at ``path``, created with the current schema when new, and a note
+    when an older state was emptied to be filled anew."""
+    try:
+        connection = sqlite3.connect(path, timeout=_BUSY_SECONDS, isolation_level=None)
         connection.execute("PRAGMA journal_mode=WAL")
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+        version = _version(connection)
+        if version in (None, 1):
+            version = _create(connection)
+    except sqlite3.OperationalError as error:
+        if "locked" not in str(error):
+            raise UsageError(f"--state {path}: not an audit database ({error})") from None
+        raise StateBusyError(f"--state {path}: busy: another process holds it") from None
     except sqlite3.DatabaseError as error:
         raise UsageError(f"--state {path}: not an audit database ({error})") from None
-    if "meta" not in tables:
-        with connection:
-            connection.executescript(_SCHEMA)
-            connection.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
-        return connection
-    row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    version = int(row[0]) if row else 0
-    if version != SCHEMA_VERSION:
+    note = (
+        f"note: --state {path} remembered repositories by name; it now remembers them by "
+        "location, so every repository is judged anew this once"
+        if version == 1
+        else None
+    )
+    if version not in (1, SCHEMA_VERSION):
         connection.close()
         raise UsageError(
             f"--state {path}: schema version {version}, this spillguard reads {SCHEMA_VERSION}"
         )
-    return connection
+    connection.isolation_level = "DEFERRED"  # back to Python's transactions: `with connection`
+    return connection, note
 
 
 def judged_branches(connection: sqlite3.Connection, key: str) -> dict[str, Judged]:
@@ -81,7 +153,7 @@ def record(connection: sqlite3.Connection, outcome: Outcome) -> None:
     with connection:
         connection.execute(
             "INSERT OR REPLACE INTO repositories VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (repo.key, repo.project, repo.name, repo.path, outcome.default_branch,
+            (repo.identity, repo.project, repo.name, repo.path, outcome.default_branch,
              outcome.error, now),
         )  # fmt: skip
         if outcome.error is not None:
@@ -91,7 +163,7 @@ def record(connection: sqlite3.Connection, outcome: Outcome) -> None:
         for table, column in (("branches", "name"), ("findings", "branch")):
             connection.execute(
                 f"DELETE FROM {table} WHERE repository = ? AND {column} NOT IN ({marks})",  # noqa: S608 - fixed names
-                (repo.key, *kept),
+                (repo.identity, *kept),
             )
         for branch in outcome.branches:
             if branch.reason == "current":
@@ -99,17 +171,17 @@ def record(connection: sqlite3.Connection, outcome: Outcome) -> None:
             if branch.reason != "behind":  # judged from the start again
                 connection.execute(
                     "DELETE FROM findings WHERE repository = ? AND branch = ?",
-                    (repo.key, branch.name),
+                    (repo.identity, branch.name),
                 )
-            _insert_findings(connection, repo.key, branch.name, branch.findings)
+            _insert_findings(connection, repo.identity, branch.name, branch.findings)
             previous = connection.execute(
                 "SELECT commits FROM branches WHERE repository = ? AND name = ?",
-                (repo.key, branch.name),
+                (repo.identity, branch.name),
             ).fetchone()
             total = branch.commits + (previous[0] if previous and branch.reason == "behind" else 0)
             connection.execute(
                 "INSERT OR REPLACE INTO branches VALUES (?, ?, ?, ?, ?, ?)",
-                (repo.key, branch.name, branch.tip, branch.fingerprint, total, now),
+                (repo.identity, branch.name, branch.tip, branch.fingerprint, total, now),
             )
 
 

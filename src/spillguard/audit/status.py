@@ -60,7 +60,9 @@ def _repository(
     connection: sqlite3.Connection, outcome: Outcome, *, judged: bool
 ) -> dict[str, Any]:
     repo = outcome.repository
-    branches = [_branch(connection, repo.key, branch, judged=judged) for branch in outcome.branches]
+    branches = [
+        _branch(connection, repo.identity, branch, judged=judged) for branch in outcome.branches
+    ]
     return {
         "name": repo.name,
         "path": repo.path,
