@@ -95,7 +95,7 @@ def _branch(  # noqa: PLR0913, PLR0917 - one branch of one task
     if not task.judge or reason == "current":
         return outcome
     from spillguard.core.models import Selection
-    from spillguard.scanning.run import run_scan
+    from spillguard.scanning.run import native_matcher, run_scan
     from spillguard.sources.gitdiff import iter_commit_chunk
     from spillguard.sources.history import select_commits
 
@@ -107,7 +107,9 @@ def _branch(  # noqa: PLR0913, PLR0917 - one branch of one task
             f"{task.max_commits}"
         )
     result = run_scan(
-        iter_commit_chunk(repo.path, commits, max_size=config.max_file_size), config.ruleset
+        iter_commit_chunk(repo.path, commits, max_size=config.max_file_size),
+        config.ruleset,
+        native=native_matcher(),
     )
     errors = tuple(f"{error.rule}: {error.message}" for error in result.errors)
     failed = tuple(f"{skip.path}: {skip.reason}" for skip in result.skipped if skip.failed)

@@ -35,6 +35,8 @@ from spillguard.detection.redact import unquoted
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
+    from spillguard.detection.native import NativeMatcher
+
 #: How far past its line a ``lookahead`` rule may look (a PEM body follows its header).
 LOOKAHEAD_CHARS = 512
 #: What can hide a finding: an inline pragma, an ``allowlist_paths`` entry, a reviewed entry.
@@ -87,12 +89,22 @@ class Scanner:
     this scan, so one catastrophic custom rule costs one budget, not one per line.
     """
 
-    def __init__(self, ruleset: RuleSet, *, deadline: float | None = None) -> None:
+    def __init__(
+        self,
+        ruleset: RuleSet,
+        *,
+        deadline: float | None = None,
+        native: NativeMatcher | None = None,
+    ) -> None:
         """``deadline`` (``time.monotonic()``): past it, judging stops with OutOfTime,
-        between lines and inside a regular expression alike (a push's time budget)."""
+        between lines and inside a regular expression alike (a push's time budget).
+        ``native``: the Vectorscan prefilter (``native.matcher``), asked which rules
+        can match a candidate line before any of their expressions runs."""
         self.ruleset = ruleset
         self.deadline = deadline
         self.rules = tuple(rule for rule in ruleset.rules if rule.enabled)
+        self._native = native
+        self._native_patterns = () if native is None else native.patterns_of(self.rules)
         self.errors: list[RuleError] = []
         self._broken: set[str] = set()
         # A rule with a path and no keywords (a .pgpass line holds none) is tried on
@@ -364,6 +376,8 @@ class Scanner:
                 if index not in excluded
                 and (not requires[index] or any(needed in text for needed in requires[index]))
             ]
+            if kept and self._native is not None and text.isascii():
+                kept = self._native.possible(text, kept, self._native_patterns)
             if kept:
                 possible.append((line, kept))
         return possible

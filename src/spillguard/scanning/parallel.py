@@ -30,7 +30,7 @@ from spillguard import git
 from spillguard.core.models import CommitWalked, Fragment, Skipped
 from spillguard.detection.engine import Scanner
 from spillguard.scanning.progress import REDRAW_INTERVAL, NullProgress
-from spillguard.scanning.run import Tally
+from spillguard.scanning.run import Tally, native_matcher
 from spillguard.sources.files import read_files
 from spillguard.sources.gitdiff import iter_commit_chunk
 from spillguard.sources.tree import read_tree_files
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from spillguard.core.models import Finding, RuleSet, ScanResult
+    from spillguard.detection.native import NativeMatcher
     from spillguard.scanning.progress import Progress
     from spillguard.sources import Source, SourceItem
     from spillguard.sources.files import FileEntry
@@ -74,6 +75,8 @@ class _Job:
     items: Callable[[Sequence[Any]], Source]
     #: The items that each stand for one unit of the work done (a commit, a file).
     done_items: tuple[type, ...] = (CommitWalked,)
+    #: The native prefilter, made before the workers fork (they inherit it).
+    native: NativeMatcher | None = None
 
 
 #: The job of this scan, set in the parent before forking, so workers inherit it
@@ -198,7 +201,7 @@ def _worker_scanner(job: _Job) -> Scanner:
     A rule that broke stays skipped in the worker's later chunks, as in one process;
     those chunks come after the one that broke it, which the parent judges itself.
     """
-    return Scanner(job.ruleset)
+    return Scanner(job.ruleset, native=job.native)
 
 
 def _ignore_interrupts() -> None:
@@ -253,11 +256,11 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
     ``extra`` (tag messages) is judged after the commits, in this process."""
     started = time.monotonic()
     items = functools.partial(_commit_items, repo_path, max_size)
-    job = _Job(ruleset=ruleset, items=items)
+    job = _Job(ruleset=ruleset, items=items, native=native_matcher())
     shown = progress or NullProgress()
     total = _judge_parts(job, commits, jobs, on_finding=on_finding, shown=shown, noun="commits")
     total.commits.update(commits)  # those that add no line were walked too
-    scanner = Scanner(ruleset)
+    scanner = Scanner(ruleset, native=job.native)
     scanner.note_errors(total.errors)
     last = Tally()
     last.judge(extra, scanner)
@@ -279,7 +282,9 @@ def scan_listed(  # noqa: PLR0913 - keyword-only knobs of one scan
     """Judge listed files (``file_items`` or ``tree_items`` reads a chunk of them) on
     ``jobs`` processes; same result as one."""
     started = time.monotonic()
-    job = _Job(ruleset=ruleset, items=items, done_items=(Fragment, Skipped))
+    job = _Job(
+        ruleset=ruleset, items=items, done_items=(Fragment, Skipped), native=native_matcher()
+    )
     shown = progress or NullProgress()
     total = _judge_parts(job, work, jobs, on_finding=on_finding, shown=shown, noun="files")
     return total.result(started=started, notices=notices, scope="files")
@@ -308,7 +313,7 @@ def _judge_parts(  # noqa: PLR0913 - the parts of one scan, each from its own pl
     rule has broken (and by this process after one has)."""
     parts = chunks(work, worker_count(jobs, len(work)))
     jobs = worker_count(jobs, len(parts))
-    scanner = Scanner(job.ruleset)
+    scanner = Scanner(job.ruleset, native=job.native)
     total = Tally()
     with _shown(shown, len(work), noun) as start_reading, _results(job, parts, jobs) as results:
         start_reading()

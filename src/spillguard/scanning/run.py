@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -22,8 +23,9 @@ from spillguard.detection.engine import SILENCED_BY, OutOfTime, Scanner
 from spillguard.sources.messages import MESSAGE_PATHS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
+    from spillguard.detection.native import NativeMatcher
     from spillguard.sources import SourceItem
 
 
@@ -160,6 +162,18 @@ class Tally:
         )
 
 
+def native_matcher(environ: Mapping[str, str] = os.environ) -> NativeMatcher | None:
+    """The native prefilter of the built-in rules (``detection.native``), loaded from
+    the user's cache or built there; None without the ``vectorscan`` extra, or with
+    ``SPILLGUARD_NATIVE=0`` (to compare both ways)."""
+    if environ.get("SPILLGUARD_NATIVE") == "0":
+        return None
+    from spillguard.configuration.rules import builtin_rules
+    from spillguard.detection.native import cache_dir, matcher
+
+    return matcher([(rule.regexp, rule.flags) for rule in builtin_rules()], cache_dir(environ))
+
+
 def run_scan(  # noqa: PLR0913 - keyword-only knobs of one scan
     items: Iterable[SourceItem],
     ruleset: RuleSet,
@@ -169,12 +183,14 @@ def run_scan(  # noqa: PLR0913 - keyword-only knobs of one scan
     scope: ScanScope = "commits",
     stream: bool = False,
     deadline: float | None = None,
+    native: NativeMatcher | None = None,
 ) -> ScanResult:
     """Judge every fragment; ``on_finding`` sees the findings as they are found, each at
     once with ``stream``, else a batch of fragments at a time. Past ``deadline``
-    (``time.monotonic()``) judging stops, and the result says it ran out of time."""
+    (``time.monotonic()``) judging stops, and the result says it ran out of time.
+    ``native``: the native prefilter (``native_matcher``)."""
     started = time.monotonic()
-    scanner = Scanner(ruleset, deadline=deadline)
+    scanner = Scanner(ruleset, deadline=deadline, native=native)
     tally = Tally()
     out_of_time = False
     try:
