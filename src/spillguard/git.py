@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pygit2
 from pygit2.enums import DiffOption, FileMode, RepositoryOpenFlag
 
+from spillguard.core import gitcommand
 from spillguard.core.decode import (
     LFS_POINTER_LIMIT,
     is_lfs_pointer,
@@ -55,7 +56,11 @@ def _git_answer(path: str, *args: str) -> str | None:
     (or git is not installed: libgit2 then does everything)."""
     try:
         completed = subprocess.run(
-            ["git", "-C", path, *args], capture_output=True, text=True, check=False
+            gitcommand.command("-C", path, *args),
+            capture_output=True,
+            text=True,
+            check=False,
+            env=gitcommand.environment(),
         )
     except FileNotFoundError:
         return None

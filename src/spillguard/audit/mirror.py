@@ -12,7 +12,6 @@ written, so credentials are used and never written into the mirror.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.audit.locations import LocationError, inside, parse_clone_url, scrubbed
+from spillguard.core import gitcommand
 from spillguard.core.errors import SpillguardError
 
 if TYPE_CHECKING:
@@ -39,11 +39,12 @@ class MirrorError(SpillguardError):
 
 
 def _git(*args: str) -> subprocess.CompletedProcess[str]:
-    # No prompt for a user name or password: an audit runs unattended.
-    environ = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    # No hook, no URL that is a shell command, no prompt for a user name or password
+    # (an audit runs unattended): gitcommand.fetch_command.
     return subprocess.run(
-        ["git", *args], capture_output=True, text=True, encoding="utf-8", errors="replace",
-        stdin=subprocess.DEVNULL, env=environ, check=False,
+        gitcommand.fetch_command(*args), capture_output=True, text=True, encoding="utf-8",
+        errors="replace", stdin=subprocess.DEVNULL, env=gitcommand.fetch_environment(),
+        check=False,
     )  # fmt: skip
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard import git
+from spillguard.core import gitcommand
 from spillguard.core.errors import ExitCode, UsageError
 from spillguard.hooks.scripts import HOOK_KINDS, MARKER, hook_script
 
@@ -98,10 +99,11 @@ def _layout(path: str) -> tuple[bool, Path]:
 def _layout_from_git(path: str) -> tuple[bool, Path]:
     """As git reports it (SHA-256: libgit2 cannot open it); core.hooksPath included."""
     completed = subprocess.run(
-        ["git", "-C", path, "rev-parse", "--is-bare-repository", "--git-path", "hooks"],
+        gitcommand.command("-C", path, "rev-parse", "--is-bare-repository", "--git-path", "hooks"),
         capture_output=True,
         text=True,
         check=False,
+        env=gitcommand.environment(),
     )
     lines = completed.stdout.splitlines()
     if completed.returncode != 0 or len(lines) != 2:  # the two answers asked for

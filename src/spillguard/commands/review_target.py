@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spillguard.core import gitcommand
 from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -93,10 +94,11 @@ def _everywhere(root: str, config: Config, config_path: str | None) -> Iterator[
 
 def _commit_id(root: str, rev: str) -> str | None:
     completed = subprocess.run(
-        ["git", "-C", root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}"],
+        gitcommand.command("-C", root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}"),
         capture_output=True,
         text=True,
         check=False,
+        env=gitcommand.environment(),
     )
     return completed.stdout.strip() or None
 

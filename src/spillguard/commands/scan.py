@@ -128,9 +128,13 @@ def _unborn_head(options: ScanOptions) -> bool:
         return False
     import subprocess
 
+    from spillguard.core import gitcommand
+
     def answers(*args: str) -> bool:
-        command = ["git", "-C", options.repo, *args]
-        return subprocess.run(command, capture_output=True, check=False).returncode == 0
+        command = gitcommand.command("-C", options.repo, *args)
+        environment = gitcommand.environment()
+        done = subprocess.run(command, capture_output=True, check=False, env=environment)
+        return done.returncode == 0
 
     return answers("rev-parse", "--git-dir") and not answers("rev-parse", "--verify", "-q", "HEAD")
 

@@ -25,6 +25,7 @@ from spillguard.configuration.files import (
     decoded,
 )
 from spillguard.configuration.reviewed import REVIEWED_FILE
+from spillguard.core import gitcommand
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -73,10 +74,11 @@ def _git(repo_dir: str, *args: str, stdin: bytes | None = None) -> bytes | None:
     """git's output, or None when the command fails (no such ref, not a repository)."""
     try:
         done = subprocess.run(
-            ["git", "-C", repo_dir, *args],
+            gitcommand.command("-C", repo_dir, *args),
             input=stdin,
             capture_output=True,
             check=False,
+            env=gitcommand.environment(),
         )
     except OSError:
         return None

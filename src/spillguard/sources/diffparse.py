@@ -17,13 +17,13 @@ import dataclasses
 import fcntl
 import itertools
 import operator
-import os
 import re
 import subprocess
 import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from spillguard.core import gitcommand
 from spillguard.core.decode import as_utf8, decode, wide_encoding
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, Fragment, diff_fragment
@@ -90,7 +90,10 @@ MERGE_LOG = (
 #: author name, email and time, and the raw message (which may span lines).
 COMMIT_FORMAT = "--format=%x00%H %P%x00%e%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00"
 _HEADER_NULS = COMMIT_FORMAT.count("%x00")
-_UNREADABLE = re.compile(r"fatal: unable to read ([0-9a-f]+)")
+#: How git says it lacks an object (a partial clone's: spillguard's gits fetch nothing).
+_UNREADABLE = re.compile(
+    r"fatal: (?:unable to read ([0-9a-f]+)|could not fetch ([0-9a-f]+) from promisor remote)"
+)
 _HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 #: A merge's hunk header (``--diff-merges=combined``): one ``@`` and one old range
 #: per parent, besides the two of a plain hunk.
@@ -560,8 +563,7 @@ def git_command(
     a file over that size binary, as it does files over ``core.bigFileThreshold``:
     a text diff from git then proves the file is small enough to scan.
     """
-    command = [
-        "git",
+    command = gitcommand.command(
         # Run from the empty directory too: from inside the real work tree git
         # would still find the .gitattributes there.
         "-C",
@@ -574,7 +576,7 @@ def git_command(
         f"attr.tree={empty_tree}",
         "-c",
         "core.quotePath=false",
-    ]
+    )
     # A git per worker, each caching 96 MiB of delta bases besides the pack it maps:
     # with the maps bounded and a third of that cache, a 4,000-commit chunk of a
     # 171 MB pack takes 66 MB instead of 91 MB, in the same time. A commit read
@@ -583,7 +585,7 @@ def git_command(
     if max_size is not None:
         # (git reads the size as a 64-bit number: no file is larger than the cap)
         command += ["-c", f"core.bigFileThreshold={min(max_size, _LARGEST_SIZE)}"]
-    env = dict(os.environ)
+    env = gitcommand.environment()
     env.update(
         GIT_INDEX_FILE=str(Path(scratch, "index")),
         GIT_ATTR_NOSYSTEM="1",
@@ -752,7 +754,9 @@ def _failure(told: bytes, code: int) -> str:
     lines = told.decode(errors="replace").strip().splitlines()
     last = lines[-1] if lines else str(code)
     unreadable = _UNREADABLE.fullmatch(last)
-    return missing_object(unreadable.group(1)) if unreadable else f"git diff-tree failed: {last}"
+    if unreadable is None:
+        return f"git diff-tree failed: {last}"
+    return missing_object(unreadable.group(1) or unreadable.group(2))
 
 
 def fragments(

@@ -8,14 +8,16 @@ the rules (a commit hook and the early listing of a history scan import it).
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from typing import TYPE_CHECKING
 
+from spillguard.core import gitcommand
 from spillguard.core.errors import GitError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from typing import IO
 
     from spillguard.core.models import Selection
@@ -28,11 +30,19 @@ HISTORY_LISTING = ("rev-list", "--date-order", "--format=%ct")
 BOUNDED_PACK_MAPS = ("-c", "core.packedGitWindowSize=8m", "-c", "core.packedGitLimit=32m")
 
 
-def run_git(*args: str, stdin: bytes = b"") -> bytes | None:
+def run_git(*args: str, stdin: bytes = b"", also: Mapping[str, str] | None = None) -> bytes | None:
     """git's output, or None when it fails or is not installed (the caller decides
-    what that means: a revision is unknown, a HEAD unborn)."""
+    what that means: a revision is unknown, a HEAD unborn); ``also``: variables to
+    set in its environment."""
+    environ = None if also is None else {**os.environ, **also}
     try:
-        completed = subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
+        completed = subprocess.run(
+            gitcommand.command(*args),
+            input=stdin,
+            capture_output=True,
+            check=False,
+            env=gitcommand.environment(environ),
+        )
     except FileNotFoundError:
         return None
     return completed.stdout if completed.returncode == 0 else None
@@ -42,7 +52,11 @@ def git_output(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
     """git's output in ``git_dir``; a failure is a GitError with git's own last word."""
     try:
         completed = subprocess.run(
-            ["git", f"--git-dir={git_dir}", *args], input=stdin, capture_output=True, check=False
+            gitcommand.command(f"--git-dir={git_dir}", *args),
+            input=stdin,
+            capture_output=True,
+            check=False,
+            env=gitcommand.environment(),
         )
     except FileNotFoundError:
         raise GitError("git is not installed (spillguard reads repositories with it)") from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from typing import TYPE_CHECKING
 
+from spillguard.core import gitcommand
 from spillguard.sources.gitcli import (
     BOUNDED_PACK_MAPS,
     HISTORY_LISTING,
@@ -41,9 +42,12 @@ class Listing:
         if not any(rev.startswith("-") for rev in selection.revs):
             arguments = revision_arguments(selection)
             self._process = subprocess.Popen(
-                ["git", *BOUNDED_PACK_MAPS, "-C", path, *HISTORY_LISTING, *arguments, "--"],
+                gitcommand.command(
+                    *BOUNDED_PACK_MAPS, "-C", path, *HISTORY_LISTING, *arguments, "--"
+                ),
                 stdout=self._output,
                 stderr=subprocess.DEVNULL,
+                env=gitcommand.environment(),
             )
 
     def ids(self) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 from typing import TYPE_CHECKING
 
+from spillguard.core import gitcommand
 from spillguard.core.models import CommitInfo, Fragment
 from spillguard.sources.diffparse import commit_info_from, seconds
 
@@ -101,7 +102,11 @@ def _git(path: str, *args: str, stdin: bytes = b"") -> bytes:
     (a revision that is no tag, say: the scan of commits reports bad revisions)."""
     try:
         completed = subprocess.run(
-            ["git", "-C", path, *args], input=stdin, capture_output=True, check=False
+            gitcommand.command("-C", path, *args),
+            input=stdin,
+            capture_output=True,
+            check=False,
+            env=gitcommand.environment(),
         )
     except FileNotFoundError:
         return b""

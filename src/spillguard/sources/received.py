@@ -8,7 +8,6 @@ tag on a commit the server already has brings none.
 from __future__ import annotations
 
 import dataclasses
-import os
 import subprocess
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,7 @@ import pygit2
 from pygit2.enums import FileMode, SortMode
 
 from spillguard import git
+from spillguard.core import gitcommand
 from spillguard.core.errors import GitError
 from spillguard.core.models import Fragment, is_zero_id
 from spillguard.sources.messages import parse_tag, tag_fragment
@@ -98,10 +98,12 @@ def _walk(repo: pygit2.Repository, tips: list[pygit2.Oid]) -> list[pygit2.Commit
         return []
     hidden = list(_existing_tips(repo))
     lines = [str(tip) for tip in tips] + [f"^{commit}" for commit in hidden]
-    env = {**os.environ, "GIT_NO_REPLACE_OBJECTS": "1"}  # as libgit2, which ignores them
+    env = {**gitcommand.environment(), "GIT_NO_REPLACE_OBJECTS": "1"}  # as libgit2 reads
     try:
         completed = subprocess.run(
-            ["git", f"--git-dir={repo.path}", "rev-list", "--topo-order", "--reverse", "--stdin"],
+            gitcommand.command(
+                f"--git-dir={repo.path}", "rev-list", "--topo-order", "--reverse", "--stdin"
+            ),
             input="".join(f"{line}\n" for line in lines).encode(),
             capture_output=True,
             check=False,

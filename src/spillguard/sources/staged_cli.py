@@ -142,20 +142,35 @@ def read_tree_change(  # noqa: PLR0913 - the trees, and what the caller has diff
 
 def _trees() -> tuple[str, str, str, str]:
     """The git directory, HEAD's tree, the index written as a tree and the empty tree."""
-    located = run_git("rev-parse", "--absolute-git-dir", "HEAD^{tree}")
+    located = run_git("rev-parse", "--absolute-git-dir", "--git-path", "index", "HEAD^{tree}")
     if located is None:  # an unborn HEAD: every staged file is new
-        located = run_git("rev-parse", "--absolute-git-dir")
+        located = run_git("rev-parse", "--absolute-git-dir", "--git-path", "index")
         if located is None:
             raise GitError(".: not a git repository (or git is not installed)")
-        git_dir = located.decode().strip()
+        git_dir, index = located.decode().split("\n")[:2]
         head_tree = empty_tree = empty_tree_id()
     else:
-        git_dir, head_tree = located.decode().split("\n")[:2]
+        git_dir, index, head_tree = located.decode().split("\n")[:3]
         empty_tree = EMPTY_TREE if len(head_tree) == _SHA1_LENGTH else empty_tree_id()
-    written = run_git("write-tree")
+    return git_dir, head_tree, _index_tree(git_dir, index), empty_tree
+
+
+def _index_tree(git_dir: str, index: str) -> str:
+    """The index (the file ``GIT_INDEX_FILE`` names, during ``git commit -a``) written
+    as a tree, from a copy beside an empty work tree: writing the index itself, git
+    reads again the files it cannot tell from their staged version by their times,
+    through the clean filter their attributes name (a program)."""
+    with _scratch(git_dir) as scratch:
+        written = None
+        if scratch is not None:
+            copy = Path(scratch, "index")
+            with contextlib.suppress(FileNotFoundError):  # none yet: nothing is staged
+                copy.write_bytes(Path(index).read_bytes())
+            where = ("-C", scratch, f"--git-dir={git_dir}", f"--work-tree={scratch}")
+            written = run_git(*where, "write-tree", also={"GIT_INDEX_FILE": str(copy)})
     if written is None:
         raise GitError("git could not write the index as a tree: are files still unmerged?")
-    return git_dir, head_tree, written.decode().strip(), empty_tree
+    return written.decode().strip()
 
 
 def empty_tree_id(git_dir: str = "") -> str:

@@ -1,0 +1,87 @@
+"""How every git spillguard starts is run, so that a repository's own configuration
+never makes it run a program.
+
+git runs programs its configuration names, and a repository's configuration
+(``.git/config``, a bare repository's ``config``, and every file they include) is
+written by whoever handed over the repository, or by a server's tenant. Each git
+spillguard starts takes its arguments from ``command`` (or ``fetch_command``) and its
+environment from ``environment``; ``tests/test_git_config_programs.py`` keeps every
+``subprocess`` call in ``src/`` to them. Options given with ``-c`` outrank every
+configuration file, included ones too (``include.path``, ``includeIf``).
+
+Pinned for every git:
+
+- ``core.fsmonitor``: a program git runs whenever it reads an index beside a work
+  tree (``write-tree`` for the staged changes; every diff, run in an empty work tree
+  so that no ``.gitattributes`` applies), in bare repositories too;
+- ``log.showSignature``: ``git log`` would run ``gpg.program`` (or
+  ``gpg.<format>.program``) on each signed commit it shows;
+- ``core.pager`` and ``pager.<command>``: ``--no-pager``;
+- every transport: a partial clone fetches a missing object from its promisor remote,
+  running ``remote.<name>.uploadpack``, ``core.sshCommand``, ``core.gitProxy``,
+  ``core.askPass``, credential helpers or a remote helper. ``GIT_ALLOW_PROTOCOL``
+  empty allows no protocol, whatever ``protocol.<name>.allow`` says;
+  ``GIT_NO_LAZY_FETCH`` says the same to a git that knows it (2.45 on).
+
+Pinned for the audit's fetches and clones of its mirrors (``fetch_command``), which
+must reach their remotes: ``core.hooksPath`` (the ``reference-transaction`` hook runs
+for each ref a fetch moves, ``pre-auto-gc`` for the gc it may start), ``core.fsmonitor``
+and the pager as above, ``protocol.ext.allow=never`` (a URL that is a shell command),
+and no terminal prompt (an unattended audit fails where it would wait for a password).
+Their credential helpers and ssh settings stay the administrator's: a mirror's
+configuration is the one ``git clone`` wrote for spillguard.
+
+Not pinned, because no git spillguard runs reaches them: ``diff.external`` and
+``diff.<driver>.command``/``textconv`` (every diff is asked with ``--no-ext-diff
+--no-textconv``: ``sources.diffparse``), ``filter.<driver>.*`` (no command here reads
+a work tree's file: diffs are of trees and the index, ``hash-object`` reads its
+standard input), ``core.hooksPath`` outside fetches (nothing else here commits,
+merges or moves a ref, and ``install`` must read it to install where git looks),
+``core.editor``/``sequence.editor``, merge drivers, ``core.alternateRefsCommand``
+(run by a fetch from a repository with alternates: a mirror has none), and
+``uploadpack.packObjectsHook`` (git honours it only outside a repository's own file).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+#: Before any git command: what a repository's configuration may not turn on.
+_PINNED = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
+#: A fetch's own: no hook, no shell command as a URL.
+_FETCH_PINNED = (
+    "--no-pager",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    f"core.hooksPath={os.devnull}",  # read, never written: no hook is found there
+    "-c",
+    "protocol.ext.allow=never",
+)
+#: The environment that leaves git no transport (see the module's docstring).
+_NO_TRANSPORT = {"GIT_ALLOW_PROTOCOL": "", "GIT_NO_LAZY_FETCH": "1"}
+
+
+def command(*args: str) -> list[str]:
+    """``git ARGS`` as spillguard runs every git that reads a repository."""
+    return ["git", *_PINNED, *args]
+
+
+def fetch_command(*args: str) -> list[str]:
+    """``git ARGS`` for a fetch or clone, which reaches a remote but runs no hook."""
+    return ["git", *_FETCH_PINNED, *args]
+
+
+def environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``environ`` (this process's by default) as every reading git gets it: without a
+    transport."""
+    return {**(os.environ if environ is None else environ), **_NO_TRANSPORT}
+
+
+def fetch_environment() -> dict[str, str]:
+    """This process's environment for a fetch: no terminal to wait on for a password."""
+    return {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
