@@ -31,6 +31,7 @@ from spillguard.detection.filters import (
 from spillguard.detection.fingerprint import finding_fingerprint, reviewed_digest
 from spillguard.detection.prefilter import KeywordIndex
 from spillguard.detection.redact import unquoted
+from spillguard.detection.shape import in_hash_context
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -614,8 +615,12 @@ class Scanner:
         """Filters that turn a regex match into no match (placeholders, low entropy...)."""
         if not match.group(0):
             return False
-        secret = _secret(rule, match)
-        if not _plausible(rule, secret):
+        start, end = _secret_span(rule, match)
+        if not _plausible(rule, match.string[start:end]):
+            return False
+        # A digest labelled as one (a RECORD's sha256=, a lock file's sha512-) is no key,
+        # whatever piece of it a rule took for one.
+        if rule.kind == "builtin" and in_hash_context(match.string, start):
             return False
         if rule.value_filter is None:
             return True
@@ -886,11 +891,6 @@ def _secret_span(rule: Rule, match: regex.Match[str]) -> tuple[int, int]:
         if span[0] != -1:
             return span
     return match.span()
-
-
-def _secret(rule: Rule, match: regex.Match[str]) -> str:
-    start, end = _secret_span(rule, match)
-    return match.string[start:end]
 
 
 _QUOTES = "\"'`"
