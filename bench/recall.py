@@ -1,7 +1,7 @@
 """Recall and near-misses flagged, per family, on a generated corpus of realistic files.
 
-    python bench/recall.py [--independent | --wild] [--seed S] [--show-misses] [--family TEXT]
-                           [--each-family]
+    python bench/recall.py [--independent | --wild | --longtail] [--seed S] [--show-misses]
+                           [--family TEXT] [--each-family]
 
 The corpus (testing/recall/) holds, for each family, secrets in files of many
 formats and code styles and hard near-misses beside them (placeholders, environment
@@ -25,6 +25,7 @@ from spillguard.core.models import Fragment, RuleSet
 from spillguard.detection.engine import Scanner
 from testing.recall.families import FAMILIES, Case
 from testing.recall.independent import independent_corpus
+from testing.recall.longtail import longtail_corpus
 from testing.recall.providers import provider_cases
 from testing.recall.wild import UNPREFIXED, wild_corpus
 
@@ -72,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the adversarial corpus: secrets as people leak them, hard near-misses beside them",
     )
     parser.add_argument(
+        "--longtail",
+        action="store_true",
+        help="the long tail: services no rule names, positional credentials, dumps, webhooks",
+    )
+    parser.add_argument(
         "--each-family",
         action="store_true",
         help="a row for each provider family (rule file and section), not one for all",
@@ -79,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scanner = Scanner(RuleSet(rules=builtin_rules()))
     totals: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0, 0])
-    if args.wild:
+    if args.longtail:
+        cases = list(longtail_corpus(args.seed))
+    elif args.wild:
         cases = wild_corpus(args.seed)
     else:
         cases = independent_corpus(args.seed) if args.independent else corpus(args.seed)

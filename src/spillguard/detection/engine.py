@@ -31,7 +31,7 @@ from spillguard.detection.filters import (
 from spillguard.detection.fingerprint import finding_fingerprint, reviewed_digest
 from spillguard.detection.prefilter import KeywordIndex
 from spillguard.detection.redact import unquoted
-from spillguard.detection.shape import in_hash_context
+from spillguard.detection.shape import in_hash_context, near_secret_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -624,6 +624,10 @@ class Scanner:
             return False
         if rule.value_filter is None:
             return True
+        if rule.value_filter == "generated":
+            return near_secret_word(
+                match.string, match.span("word"), match.end("tail"), (start, end)
+            )
         settings = (
             self.ruleset.password_filters if rule.value_filter == "password" else REFERENCE_FILTERS
         )

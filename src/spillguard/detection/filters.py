@@ -166,6 +166,8 @@ DOCUMENTED_EXAMPLES = (
     "dpf43f3p2l4k3l03",
     "qwe089234lkjsdf",
     "lsdkfol23w54jlksdef",
+    "0685bd9184jfhq22",
+    "ad180jjd733klru7",
     "JBSWY3DPEHPK3PXP",
     # Vendors' documentation: AWS's access key pairs (every one ends in EXAMPLE or
     # EXAMPLEKEY), the Azure storage emulator's well-known account key, RFC 7519's
@@ -179,6 +181,8 @@ DOCUMENTED_EXAMPLES = (
     "yourStrong(!)Password",
     "YourStrong@Passw0rd",
     "mysecretpassword",
+    # OpenSSL's FIPS module integrity key, published in its source (fipskey.h).
+    "f4556650ac31d35461610bac4ed81b1a181b2d8a43ea2854cbae22ca74560813",
 )
 # Compared case-insensitively: a base32 TOTP secret is written in either case.
 _DOCUMENTED_LOWERED = tuple(example.lower() for example in DOCUMENTED_EXAMPLES)

@@ -1,4 +1,7 @@
-"""What a value looks like: a hash where the text says it is one. Pure functions.
+"""What a value looks like: a digest, a generated token, a token a secret word names.
+
+Pure functions, the judgement behind GENERIC_TOKEN_NEAR_WORD and the hash context
+every built-in rule respects.
 
 A digest is random-looking by construction, so no rule can tell it from a key by
 its characters alone; the text around it tells. A value that sits inside a token
@@ -9,25 +12,262 @@ that digest, or a piece of it, whatever shape a rule saw in it.
 
 from __future__ import annotations
 
+import functools
+import math
 import re
+
+
+@functools.cache
+def _re(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled on first use: a commit hook rarely needs any of these."""
+    return re.compile(pattern)
+
 
 #: How far before a value its label is looked for: a label, its operator and the
 #: start of a digest the value is a piece of (a SHA-512 in base64 is 88 characters).
 _REACH = 160
 
-_HASH_LABEL = re.compile(
-    r"""(?ix)
+_HASH_LABEL = r"""(?ix)
     (?<![A-Za-z0-9])
     (?:sha-?(?:1|224|256|384|512)(?:-\d+)?|md5|blake2[bs]?|blake3|xxh(?:32|64|128)|crc32c?|h1
        |integrity|checksum|digest)
     ["']?\s*[=:-]\s*["']?
     [A-Za-z0-9+/_=-]*\Z
     """
-)
 
 
 def in_hash_context(text: str, start: int) -> bool:
     """Whether the value starting at ``start`` in ``text`` lies in a digest named as
     one just before it: the label, its operator, then nothing but digest characters."""
     before = text[max(0, start - _REACH) : start]
-    return _HASH_LABEL.search(before) is not None
+    return _re(_HASH_LABEL).search(before) is not None
+
+
+# ---------------------------------------------------------------- a generated value
+
+#: Words that make a value readable, not generated: programming and English words
+#: of four letters or more as they appear in identifiers, keys and labels. A value
+#: holding one as a run of its letters (``user_profile_cache``, ``homepageTitle``)
+#: was typed by a person; a random run of letters of this length is rarely a word.
+_WORDS = frozenset(
+    """
+    able about access account action active admin after agent alert alias alpha also
+    api app application apps array asset assets auth author back backup base basic
+    before begin beta bind blob blue body book bool boot bottom bound branch break
+    bucket buffer build bundle button byte bytes cache call callback cancel card case
+    cast catch cell chain change channel char chart check child chunk class clean
+    clear click client clock close cloud cluster code color column command comment
+    commit common config connect console const contact content context control cookie
+    copy core count cover create credential cron crypto current cursor custom cycle
+    data database date debug decode default define delete demo deny deploy depth
+    design detail device dialog digest direct disable display document domain done
+    down draft drive drop dummy dump each edge edit email empty enable encode end
+    engine entry error event example exit expire export extra fail fake false feature
+    field file filter final find first flag float flow folder font form format frame
+    free from front full function gateway general generate get global google grant
+    graph green grid group guest handle hash have head header health hello help here
+    hidden history home hook host html http icon image import index info input insert
+    instance item items java join json just keep kernel keys kind label lang large
+    last layer layout left length level library light limit line link list live load
+    local lock login logo long lookup main make manager mark master match media member
+    memory menu merge message meta method middle mobile mock mode model module money
+    more mount move name native network never next node none normal note null number
+    object offset only open option order other output owner pack package page panel
+    param parent parse part party pass password patch path pattern payload people
+    person phone plain plan platform play plugin point policy pool port post power
+    prefix press preview primary print private process prod product profile project
+    prompt proxy public publish pull push query queue quick random range rate read
+    ready real record redirect refresh region register release remote remove render
+    repeat reply report request require reset resource response rest result return
+    review right role root route rule runner safe sample save scale schema scope
+    screen script search second secret section secure select send server service
+    session setting settings setup shape share shared shell short show side sign
+    signal simple single site size slot small sort source space special split stack
+    stage standard start state static status step storage store stream string style
+    submit success super support switch sync system table tag target task team temp
+    template tenant test text theme thing time timeout title today token tool top
+    total trace track train tree true type update upload user users util valid value
+    values version view virtual visible wait warn watch web webhook where white
+    widget window word work worker world write year your zone
+    cert certificate scheme extension external shrouded usage purpose serial init
+    load params signature detached cofactor derive context symbol closure key set
+    """.split()  # noqa: SIM905 - a paragraph of words reads better than 500 quoted ones
+)
+#: The runs of one case a value's letters fall into (camel case split at its capitals).
+_LETTER_RUN = r"[A-Z]?[a-z]{2,}|[A-Z]{4,}(?![a-z])"
+#: A three-letter word counts only as a whole run (the ``Get`` of ``CertGetKey``):
+#: random letters hold one inside a longer run too often.
+_SHORTEST_INSIDE = 4
+_LONGEST_WORD = max(map(len, _WORDS))
+#: Parts of an identifier: three or more, joined by _ or - (gnutls_x509_crt_t).
+_IDENTIFIER = r"[A-Za-z][A-Za-z0-9]*(?:[_-](?:[A-Za-z][A-Za-z0-9]*|[0-9]+)){2,}"
+_IDENTIFIER_PART = 8
+#: Of these alphabets, in this order, the first that holds every character of a value.
+_ALPHABETS = (
+    ("hex", frozenset("0123456789abcdef")),
+    ("hex", frozenset("0123456789ABCDEF")),
+    ("base62", frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")),
+    ("base64url", frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_")),
+    ("base64", frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/=")),
+)
+_ALPHABET_SIZE = {"hex": 16, "base62": 62, "base64url": 64, "base64": 64}
+_UUID = r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+#: The share of the entropy random characters of its alphabet and length have that a
+#: generated value reaches (almost every random one does); text typed by a person,
+#: with its repeated letters, falls below.
+_ENTROPY_SHARE = 0.85
+MIN_LENGTH = 16
+_BASE64_LENGTH = 32
+MAX_LENGTH = 100
+
+
+def alphabet_of(value: str) -> str | None:
+    """The narrowest alphabet of generated values that holds ``value``, or None."""
+    characters = set(value)
+    for name, alphabet in _ALPHABETS:
+        if characters <= alphabet:
+            return name
+    return None
+
+
+def has_word(value: str) -> bool:
+    """Whether a run of the value's letters in one case holds a word a person would
+    type (four letters or more): in 40 random base62 characters that happens about
+    once in a thousand values."""
+    for run in _re(_LETTER_RUN).findall(value):
+        lowered = run.lower()
+        if lowered in _WORDS:
+            return True
+        # Every piece of the run as long as a word can be: a set lookup each, cheaper
+        # than compiling an alternation of every word in a commit hook.
+        for start in range(len(lowered) - _SHORTEST_INSIDE + 1):
+            for end in range(
+                start + _SHORTEST_INSIDE, min(len(lowered), start + _LONGEST_WORD) + 1
+            ):
+                if lowered[start:end] in _WORDS:
+                    return True
+    return False
+
+
+def is_identifier(value: str) -> bool:
+    """Whether ``value`` is an identifier of short parts (``PKCS12_key_gen_utf8``):
+    random base64url has a separator every 32 characters, not every few."""
+    if _re(_IDENTIFIER).fullmatch(value) is None:
+        return False
+    parts = re.split(r"[_-]", value)
+    return sum(map(len, parts)) / len(parts) <= _IDENTIFIER_PART
+
+
+def expected_entropy(length: int, alphabet_size: int) -> float:
+    """About the Shannon entropy (bits a character) of ``length`` random characters of
+    an alphabet of ``alphabet_size``: its logarithm, less the bias of a short sample
+    (Miller and Madow), for at most as many symbols as there are characters."""
+    symbols = min(length, alphabet_size)
+    return math.log2(symbols) - (symbols - 1) / (2 * length * math.log(2))
+
+
+def _random_enough(value: str, alphabet: str) -> bool:
+    from spillguard.detection.entropy import shannon
+
+    if shannon(value) < _ENTROPY_SHARE * expected_entropy(len(value), _ALPHABET_SIZE[alphabet]):
+        return False
+    digits = sum(character.isdigit() for character in value)
+    letters = sum(character.isalpha() for character in value)
+    if alphabet == "hex":
+        # A number, or hex with no letter: a timestamp, a phone number, a count.
+        return digits >= 2 and letters >= 2
+    # Generated base62 of 16 characters or more holds a digit and both cases all but
+    # always; a name of words in camel case has no digit.
+    return digits >= 1 and any(c.isupper() for c in value) + any(c.islower() for c in value) >= 1
+
+
+def looks_generated(value: str, *, uuid_allowed: bool = False) -> bool:
+    """Whether ``value`` has the shape of a generated key or token: 16 to 100 characters
+    of one alphabet (hex, base62, base64url, base64, dot-separated segments of them, or
+    a UUID where its name says it is a key or a token), as random as that alphabet
+    allows for its length, with no word a person would type."""
+    if not MIN_LENGTH <= len(value) <= MAX_LENGTH:
+        return False
+    if _re(_UUID).fullmatch(value):
+        return uuid_allowed
+    segments = value.split(".")
+    if len(segments) > 1:
+        return len(segments) <= 4 and all(
+            len(segment) >= 6 and looks_generated_segment(segment) for segment in segments
+        )
+    return looks_generated_segment(value)
+
+
+def looks_generated_segment(value: str) -> bool:
+    alphabet = alphabet_of(value.rstrip("="))
+    if alphabet is None or has_word(value) or is_identifier(value):
+        return False
+    # Base64 keys encode 24 bytes or more, and padding makes whole quads: a shorter
+    # value or one of a length no encoder writes is a cut-off sample.
+    if (alphabet == "base64" or value.endswith("=")) and (
+        len(value) < _BASE64_LENGTH or ("=" in value and len(value) % 4)
+    ):
+        return False
+    if len(value) < MIN_LENGTH:
+        return _random_enough(value, alphabet) if len(value) >= 6 else False
+    return _random_enough(value, alphabet)
+
+
+# ---------------------------------------------------------------- a token near a secret word
+
+#: Words in the name around a secret word that say the value is no secret: an
+#: identifier, a digest, a place, a size (``TOKEN_URL``, ``cache_key``, ``publicKey``).
+_HARMLESS_NAME = r"""(?ix)
+    public|pub(?![a-z])|primary|foreign|sort|cache|partition|page|cursor|csrf|xsrf|site
+    |next|prev|continuation|resume|routing|sync|lookup|translation|i18n|locale
+    |idempoten|nonce|request|trace|correlation|hash|checksum|digest|commit|sha\d*|md5
+    |fingerprint|etag|salt|seed|test|fake|dummy|example|sample|mock|placeholder
+    |(?:^|[_.-]|(?<=[a-z]))(?:id|ids|name|names|url|uri|endpoint|host|port|path|file|dir|type
+      |header|len|length|size|ttl|timeout|expiry|expires|prefix|suffix|version|label|field
+      |format|pattern|regex|count|min|max|enabled|mode|kind|index|column|event|store
+      |provider|policy|length|level|log|time|code|char|chars)s?$
+    """
+#: Before a name that is the secret word alone (``key = ...``): prose or a log line
+#: (``using key=``, ``with apikey ...``) gives it away; an assignment alone does not.
+_PROSE_BEFORE = r"[A-Za-z]{2,}[,:]?\s+\S*$"
+
+
+def near_secret_word(
+    line: str, word: tuple[int, int], name_end: int, secret: tuple[int, int]
+) -> bool:
+    """Whether the value at ``secret`` in ``line`` is a credential by the secret word at
+    ``word`` in the name before it (the name runs to ``name_end``): the value looks
+    generated and no digest, and the name says nothing else of it."""
+    value = line[slice(*secret)]
+    lowered = line[slice(*word)].lower()
+    name_start = word[0]
+    while name_start > 0 and (line[name_start - 1].isalnum() or line[name_start - 1] in "_.-"):
+        name_start -= 1
+    name = line[name_start:name_end]
+    if _re(_HARMLESS_NAME).search(name) is not None:
+        return False
+    if name.lower() == lowered and not _bare_word_told(line, name_start, name_end, secret[0]):
+        return False
+    between = line[name_end : secret[0]]
+    if name_end > word[1] and (between == "-" or "(" in between):
+        # A word glued to its value (acmeKEY-...) is followed by the value at once:
+        # sk-ant-api03-... is a token's own prefix, the word inside it. And a call of
+        # a function the word is part of (key_split('...')) is handed data.
+        return False
+    # A UUID is a key where its name says API key or API token (Heroku's are UUIDs),
+    # and an identifier elsewhere (a request's, an access token's in a test).
+    uuid_allowed = "api" in name.lower()
+    if not looks_generated(value, uuid_allowed=uuid_allowed):
+        return False
+    return not in_hash_context(line, secret[0])
+
+
+def _bare_word_told(line: str, name_start: int, name_end: int, value_start: int) -> bool:
+    """Whether a name that is the secret word alone (``key``, ``token``) says its value
+    is a secret: in prose or a log line (``using key=...``, ``token ... accepted``),
+    not in an assignment of its own (``key = "..."``: GENERIC_BARE_KEY's, with its
+    stricter shape), and a lowercase ``key`` only as ``key=`` (a repr's ``key: <hex>``
+    names a cache entry; a note's ``Zapdash KEY <hex>`` is written for a person)."""
+    if not _re(_PROSE_BEFORE).search(line, 0, name_start):
+        return False
+    return line[name_start:name_end] != "key" or line[name_end:value_start] == "="

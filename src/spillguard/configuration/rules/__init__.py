@@ -43,7 +43,9 @@ BUILTIN_RULE: dict[str, schema.Key] = {
     "min_entropy": schema.Key(*_FLOAT, 0.0),
     "stopwords": schema.Key(list, "a list of strings", (), item=str),
     "allow": schema.Key(list, "a list of regular expressions", (), item=str),
-    "value_filter": schema.Key(str, '"password" or "reference"', None, ("password", "reference")),
+    "value_filter": schema.Key(
+        str, '"password", "reference" or "generated"', None, ("password", "reference", "generated")
+    ),
     "lookahead": schema.Key(bool, "true or false", False),
     "requires": schema.Key(list, "a list of strings", (), item=str),
     "path": schema.Key(str, "a regular expression of file paths"),
