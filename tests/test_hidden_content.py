@@ -177,6 +177,52 @@ def test_content_once_skipped_is_judged(
     judged_everywhere(pushed, capsys, staging(name, content), where, settings=SMALL)
 
 
+def notebook(source: str) -> bytes:
+    """A Jupyter notebook as json.dump writes it outside ASCII: every character escaped."""
+    escaped = "".join(f"\\u{ord(character):04x}" for character in source)
+    return f'{{\n "cells": [\n  {{\n   "source": [\n    "{escaped}"\n   ]\n  }}\n ]\n}}\n'.encode()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where"),
+    [
+        # JSON's \uXXXX, as Jupyter and json.load read it
+        ("analysis.ipynb", notebook(f"aws_key = '{KEY}'"), "analysis.ipynb:5"),
+        # HTML's numeric references, as a browser shows them
+        (
+            "page.html",
+            ("<p>aws_key = " + "".join(f"&#{ord(c)};" for c in KEY) + "</p>\n").encode(),
+            "page.html:1",
+        ),
+        # percent-encoding, as a URL parser reads it
+        (
+            "links.txt",
+            ("x = 1\naws_key=" + "".join(f"%{ord(c):02X}" for c in KEY) + "\n").encode(),
+            "links.txt:2",
+        ),
+        # quoted-printable, its soft line break inside the key
+        (
+            "mail.eml",
+            f"Content-Transfer-Encoding: quoted-printable\n\naws_key=3D{KEY[:7]}=\n{KEY[7:]}\n".encode(),
+            "mail.eml:3",
+        ),
+        # zero-width spaces inside the key, which no editor shows
+        ("zero.txt", f"aws_key = {chr(0x200B).join(KEY)}\n".encode(), "zero.txt:1"),
+        # EBCDIC, as a mainframe reads it
+        ("jcl.txt", f"//JOB\naws_key = {KEY}\n".encode("cp037"), "jcl.txt:2"),
+        # UTF-16 and UTF-32 without a byte order mark
+        ("le.ini", f"[a]\naws_key = {KEY}\n".encode("utf-16-le"), "le.ini:2"),
+        ("be.ini", f"[a]\naws_key = {KEY}\n".encode("utf-16-be"), "be.ini:2"),
+        ("wide.ini", f"[a]\naws_key = {KEY}\n".encode("utf-32-le"), "wide.ini:2"),
+    ],
+    ids=lambda value: value if isinstance(value, str) and ":" not in value else "",
+)
+def test_content_its_reader_decodes_is_judged(
+    pushed: Server, capsys, name: str, content: bytes, where: str
+) -> None:
+    judged_everywhere(pushed, capsys, staging(name, content), where)
+
+
 LARGE_BINARY = b"\0" + b"x" * 500 + f"aws_key = {KEY}\n".encode()
 
 

@@ -235,3 +235,157 @@ def test_blocks_are_found_as_the_rule_says_line_by_line(seed: int, monkeypatch) 
         assert pemblocks._blocks(data) == _blocks_line_by_line(lines)
     found = with_touched_blocks(added, data, removed)
     assert list(found.items()) == sorted(expected.items())
+
+
+# Keys as their decoders read them --------------------------------------------------------
+
+#: How each kind of key is made now (never committed) and which decoder loads it.
+KINDS = {
+    "pkcs8-rsa": (
+        ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
+        "openssl",
+    ),
+    "pkcs8-ed25519": (["openssl", "genpkey", "-algorithm", "ed25519"], "openssl"),
+    "openssh-ed25519": (["ssh-keygen", "-q", "-t", "ed25519", "-N", ""], "ssh-keygen"),
+    "openssh-rsa": (["ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", ""], "ssh-keygen"),
+}
+LOADS = {
+    "openssl": ["openssl", "pkey", "-noout", "-in"],
+    "ssh-keygen": ["ssh-keygen", "-y", "-f"],
+}
+
+
+def make_key(kind: str, where: Path) -> str:
+    command, _ = KINDS[kind]
+    target = where / kind
+    if command[0] == "openssl":
+        subprocess.run([*command, "-out", str(target)], check=True, capture_output=True)
+    else:
+        subprocess.run([*command, "-C", "test", "-f", str(target)], check=True, capture_output=True)
+    return target.read_text()
+
+
+def rewrapped(key: str, shape: str) -> str:
+    """The key with its body written another way a decoder still accepts (or not)."""
+    lines = key.strip("\n").split("\n")
+    header, footer, body_lines = lines[0], lines[-1], lines[1:-1]
+    data = "".join(body_lines)
+
+    def spaced(every: int, blank: str = " ") -> list[str]:
+        return [
+            blank.join(line[at : at + every] for at in range(0, len(line), every))
+            for line in body_lines
+        ]
+
+    shapes = {
+        "space-every-40": spaced(40),
+        "space-every-4": spaced(4),
+        "space-every-1": spaced(1),
+        "tabs": spaced(10, "\t"),
+        "one-line": [data],
+        "one-spaced-line": [" ".join(data)],
+        "width-8": [data[at : at + 8] for at in range(0, len(data), 8)],
+        "indented": [f"    {line}" for line in body_lines],
+        "blank-lines": "\n\n".join(body_lines).split("\n"),
+        "a-line-of-5000-blanks": [" " * 5000, *body_lines],
+    }
+    text = "\n".join([header, *shapes[shape], footer]) + "\n"
+    return text.replace("\n", "\r\n") if shape == "crlf" else text
+
+
+SHAPES = [
+    "space-every-40",
+    "space-every-4",
+    "space-every-1",
+    "tabs",
+    "one-line",
+    "one-spaced-line",
+    "width-8",
+    "indented",
+    "blank-lines",
+    "a-line-of-5000-blanks",
+]
+
+
+@pytest.fixture(scope="module")
+def decodable(tmp_path_factory: pytest.TempPathFactory) -> tuple[Server, dict[str, str]]:
+    """A commit of every key in every shape, in a clone of a bare repository with the
+    hook, not yet pushed; and, from a fresh clone of another copy of it, the files a
+    decoder loads (path -> the kind's decoder): those are the keys a pusher could hide."""
+    root = tmp_path_factory.mktemp("keys")
+    server = Server(root)
+    install_hook(server.bare.path)
+    made = root / "made"
+    made.mkdir()
+    for kind in KINDS:
+        key = make_key(kind, made)
+        for shape in SHAPES:
+            server.work.write(f"keys/{kind}.{shape}", rewrapped(key, shape))
+        server.work.write(f"keys/{kind}.crlf", key.replace("\n", "\r\n"))
+    server.work.commit("keys in every shape")
+    copy = GitRepo(root / "copy.git", bare=True)
+    server.work.git("push", "-q", str(copy.path), "HEAD:refs/heads/main")
+    clone = root / "clone"
+    subprocess.run(["git", "clone", "-q", str(copy.path), str(clone)], check=True)
+    loaded = {}
+    for path in sorted((clone / "keys").iterdir()):
+        path.chmod(0o600)  # ssh-keygen refuses a key others can read
+        decoder = KINDS[path.name.split(".")[0]][1]
+        done = subprocess.run([*LOADS[decoder], str(path)], capture_output=True, check=False)
+        if done.returncode == 0:
+            loaded[f"keys/{path.name}"] = decoder
+    return server, loaded
+
+
+def test_the_shapes_are_ones_decoders_load(decodable: tuple[Server, dict[str, str]]) -> None:
+    """Not a vacuous test: nearly every shape loads, in both decoders."""
+    _, loaded = decodable
+    for kind in KINDS:
+        shapes = {path.split(".", 1)[1] for path in loaded if path.startswith(f"keys/{kind}.")}
+        assert {
+            "space-every-4",
+            "space-every-1",
+            "one-spaced-line",
+            "a-line-of-5000-blanks",
+        } <= shapes
+
+
+def test_every_key_a_decoder_loads_is_a_finding(
+    decodable: tuple[Server, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, loaded = decodable
+    assert main(["scan", "--repo", str(server.work.path), "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["findings"]
+    reported = {f["path"]: (f["line"], f["rule"]) for f in found}
+    assert set(loaded) <= set(reported)
+    for path, decoder in loaded.items():
+        rule = "SSH_PRIVATE_KEY" if decoder == "ssh-keygen" else "PKCS8_PRIVATE_KEY"
+        assert reported[path] == (1, rule), path
+
+
+def test_a_spaced_body_written_into_a_skeleton_rejects_the_push(server: Server) -> None:
+    """The body's lines hold blanks, as decoders allow: they still make the block read."""
+    work = server.work
+    work.write("deploy/key.pem", SKELETON)
+    work.commit("a placeholder")
+    assert server.push("main")[0] == 0
+    made = work.path.parent / "made"
+    made.mkdir()
+    key = rewrapped(make_key("pkcs8-rsa", made), "space-every-4").split("\n")
+    work.write(
+        "deploy/key.pem", SKELETON.replace("<paste the key here>\n", "\n".join(key[1:-2]) + "\n")
+    )
+    work.commit("the key, into the placeholder")
+    code, found = pushed_findings(server)
+    assert code != 0
+    assert [line.split("  ", 2)[2][:33] for line in found] == ["deploy/key.pem:2  RSA_PRIVATE_KEY"]
+
+
+def test_every_key_a_decoder_loads_rejects_the_push(
+    decodable: tuple[Server, dict[str, str]],
+) -> None:
+    server, loaded = decodable
+    code, found = pushed_findings(server)
+    assert code != 0
+    named = {line.split("  ")[2].split(":")[0] for line in found}  # commit, ref, path:line
+    assert set(loaded) <= named

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import functools
 import re
 
@@ -44,18 +45,66 @@ _WIDE_MARKS = (
 _ANY_WIDE_MARK = tuple(mark for mark, _ in _WIDE_MARKS)
 
 
-def wide_encoding(data: bytes) -> str | None:
-    """The codec of text that starts with a UTF-16 or UTF-32 byte order mark, else None.
-
-    Such text is full of NULs, yet it is text an editor shows: read as binary, it
-    would hide whatever secret it holds.
-    """
+def marked_encoding(data: bytes) -> str | None:
+    """The codec of text that starts with a UTF-16 or UTF-32 byte order mark, else None."""
     if not data.startswith(_ANY_WIDE_MARK):
         return None  # most text: one call (this runs on every fragment a diff yields)
     for mark, codec in _WIDE_MARKS:
         if data.startswith(mark):
             return codec
     return None
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """The codec of UTF-16 or UTF-32 text, marked by a byte order mark or not, else None.
+
+    Such text is full of NULs, yet it is text an editor shows (Windows' tools write
+    UTF-16 without a mark too): read as binary, it would hide whatever secret it holds.
+    Without a mark, text is UTF-16 or UTF-32 when its first bytes decode so, in
+    either byte order, to characters that are neither NUL nor other controls (a
+    binary's bytes do not: two NULs in a row, a control character, a lone surrogate),
+    half of them ASCII at least. Other such text (CJK, say) is read as a binary, whose
+    printable runs include UTF-16 and UTF-32 ones: its ASCII secrets are found there.
+    """
+    marked = marked_encoding(data)
+    if marked is not None or b"\0" not in data[:SNIFF_BYTES]:
+        return marked
+    return unmarked_encoding(data[:SNIFF_BYTES])
+
+
+#: Without a byte order mark, by the byte order its NULs tell: the wider codec first
+#: (UTF-32's ``a\0\0\0`` reads as UTF-16 too, with NULs between its letters).
+_UNMARKED = {"le": ("utf-32-le", "utf-16-le"), "be": ("utf-32-be", "utf-16-be")}
+
+
+def unmarked_encoding(head: bytes) -> str | None:
+    """The codec that reads ``head`` (a blob's first bytes) as UTF-16 or UTF-32 text.
+
+    Which byte order is tried first is where the NULs stand: ASCII in UTF-16LE has its
+    NULs at odd offsets, in UTF-16BE at even ones (the other order reads as CJK)."""
+    little = head[1::2].count(0) >= head[0::2].count(0)
+    orders = ("le", "be") if little else ("be", "le")
+    for codec in (*_UNMARKED[orders[0]], *_UNMARKED[orders[1]]):
+        # Incremental: the head may end inside a character (a surrogate pair).
+        reading = codecs.getincrementaldecoder(codec)("strict")
+        try:
+            text = reading.decode(head, final=False)
+        except UnicodeDecodeError:
+            continue
+        if text and not _control().search(text) and _mostly_ascii(text):
+            return codec
+    return None
+
+
+def _mostly_ascii(text: str) -> bool:
+    return len(text.encode("ascii", "ignore")) * 2 >= len(text)
+
+
+@functools.cache
+def _control() -> re.Pattern[str]:
+    """A character no text holds: NUL and the other C0 controls but tab, newlines, form
+    feed and escape; DEL and the C1 controls; noncharacters."""
+    return re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f\ufffe\uffff]")
 
 
 def is_binary(data: bytes) -> bool:
@@ -85,18 +134,19 @@ def decode(data: bytes, *, start: bool = True) -> str:
 
 
 def readings(data: bytes) -> tuple[str, ...]:
-    """The texts a whole blob is judged as: a binary's printable runs; text's UTF-16/32
-    decoding after a byte order mark, and always its bytes as ``decode`` reads them.
-    The mark alone proves nothing (a pusher can put ``FF FE`` before plain text, which
-    then decodes to unreadable characters), so the bytes are read too; the decoding of
-    real UTF-16/32 text is where its secrets show."""
+    """The texts a whole blob is judged as: a binary's printable runs; UTF-16/32 text
+    decoded, and always its bytes too: as ``decode`` reads them after a byte order
+    mark, as a binary's printable runs without one. Neither settles it alone: a
+    pusher can put ``FF FE`` before plain text, which then decodes to unreadable
+    characters, or NULs between ASCII letters that read as UTF-16 too."""
     if is_binary(data):
         return (printable_text(data),)
     codec = wide_encoding(data)
     if codec is None:
         return (decode(data),)
     # A malformed unit (an odd last byte) must not stop the scan of the rest.
-    return data.decode(codec, "replace"), decode(data)
+    decoded = data.decode(codec, "replace")
+    return decoded, decode(data) if marked_encoding(data) else printable_text(data, wide=False)
 
 
 #: Why a blob is not read: a binary larger than ``max_file_size``, whose printable
@@ -106,6 +156,14 @@ LARGE_BINARY = "binary over max_file_size"
 #: 4): shorter runs are noise in compressed data, and no secret is that short.
 MIN_RUN = 8
 _RUN = rb"[\t\x20-\x7e]{%d,}" % MIN_RUN
+#: A run as ``strings -e l|b|L|B`` finds it: UTF-16 or UTF-32 text (Windows resources,
+#: .NET strings, documents), from a NUL on (a search in C skips to each), the printable
+#: byte before it taken in Python (the little-endian first character).
+_WIDE_RUN = rb"\x00(?:(?:[\t\x20-\x7e]\x00){%d,}|\x00\x00(?:[\t\x20-\x7e]\x00\x00\x00){%d,})" % (
+    MIN_RUN - 1,
+    MIN_RUN - 1,
+)
+_PRINTABLE = frozenset(b"\t" + bytes(range(0x20, 0x7F)))
 
 #: A run of printable text in binary content: its line (one more than the newline
 #: bytes before it) and its bytes.
@@ -117,18 +175,41 @@ def _run() -> re.Pattern[bytes]:
     return re.compile(_RUN)
 
 
-def printable_runs(data: bytes) -> list[Run]:
+@functools.cache
+def _wide_run() -> re.Pattern[bytes]:
+    return re.compile(_WIDE_RUN)
+
+
+def printable_runs(data: bytes, *, wide: bool = True) -> list[Run]:
     """Every run of ``MIN_RUN`` or more printable ASCII characters (and tabs) in
-    ``data``, as ``strings`` lists them, each with its line: a text file that a NUL
-    makes binary keeps its line numbers. One pass of a regular expression in C."""
+    ``data``, as ``strings`` lists them, and as ``strings -e`` lists UTF-16 and UTF-32
+    ones (given as ASCII) unless not ``wide`` (text read decoded already), each with
+    its line: a text file that a NUL makes binary keeps its line numbers. A pass of
+    a regular expression in C for each kind."""
+    found = [(match.start(), match.group()) for match in _run().finditer(data)]
+    if wide and b"\0" in data:
+        found += _wide_runs(data)
+        found.sort()
     runs = []
     line, at = 1, 0
-    for match in _run().finditer(data):
-        start = match.start()
+    for start, run in found:
         line += data.count(b"\n", at, start)
         at = start
-        runs.append((line, match.group()))
+        runs.append((line, run))
     return runs
+
+
+def _wide_runs(data: bytes) -> list[tuple[int, bytes]]:
+    """The UTF-16 and UTF-32 runs, each where it starts and as ASCII."""
+    found = []
+    for match in _wide_run().finditer(data):
+        start, end = match.span()
+        if start and data[start - 1] in _PRINTABLE:
+            start -= 1  # little-endian: its first character stands before the NUL
+        elif end < len(data) and data[end] in _PRINTABLE:
+            end += 1  # big-endian: its last character stands after the last NUL
+        found.append((start, data[start:end].replace(b"\0", b"")))
+    return found
 
 
 def runs_by_line(runs: list[Run], known: frozenset[bytes] = frozenset()) -> dict[int, bytes]:
@@ -143,9 +224,10 @@ def runs_by_line(runs: list[Run], known: frozenset[bytes] = frozenset()) -> dict
     return {line: b"\n".join(parts) + b"\n" for line, parts in grouped.items()}
 
 
-def printable_text(data: bytes) -> str:
-    """A binary blob as the text it is judged as: its printable runs on their lines."""
-    lines = runs_by_line(printable_runs(data))
+def printable_text(data: bytes, *, wide: bool = True) -> str:
+    """A binary blob as the text it is judged as: its printable runs on their lines
+    (``printable_runs``)."""
+    lines = runs_by_line(printable_runs(data, wide=wide))
     if not lines:
         return ""
     return "".join(lines.get(number, b"\n").decode("ascii") for number in range(1, max(lines) + 1))

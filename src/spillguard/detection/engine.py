@@ -21,6 +21,7 @@ import regex
 from spillguard.core.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
 from spillguard.detection.allowlist import has_pragma, path_allowlisted
 from spillguard.detection.checksums import fails_published_check, passes
+from spillguard.detection.decoded import may_decode, views
 from spillguard.detection.entropy import shannon
 from spillguard.detection.filters import (
     REFERENCE_FILTERS,
@@ -214,14 +215,19 @@ class Scanner:
         if self._index.always or len(fragments) < 2:
             hits: dict[int, list[_Hit]] = {}
             chosen: Iterable[int] = range(len(fragments))
+            searched: set[int] = set()
         else:
             hits, worth = self._prefilter([fragment.text for fragment in fragments])
-            chosen = sorted(worth.union(self._triggered(fragments)))
+            chosen = sorted(worth.union(self._triggered(fragments), self._decodable(fragments)))
+            # The texts the batch's search found no keyword in, but for those it could
+            # not search in place (in ``worth`` then): their hits are none.
+            searched = set(chosen) - worth
         findings: list[Finding] = []
         index = 0
         try:
             for index in chosen:
-                findings += self._scan(fragments[index], hits.get(index))
+                found = hits.get(index, _NO_HITS if index in searched else None)
+                findings += self._scan(fragments[index], found)
         except OutOfTime as stop:
             stop.findings[:0] = findings
             stop.reached = index + 1
@@ -282,6 +288,12 @@ class Scanner:
             return []
         return [index for index, fragment in enumerate(fragments) if fragment.path in paths]
 
+    @staticmethod
+    def _decodable(fragments: Sequence[Fragment]) -> list[int]:
+        """The fragments that may hold a line whose decoded form differs (``decoded``):
+        worth scanning whatever keywords they hold as stored."""
+        return [index for index, fragment in enumerate(fragments) if may_decode(fragment.text)]
+
     def _could(self, text: str, hits: list[_Hit]) -> bool:
         """Whether some rule whose keyword the text holds could match in it: one whose
         required strings it holds too (a lockfile's every URL hits the URL rules'
@@ -303,26 +315,48 @@ class Scanner:
         # Compared once here, not per line: equal sets of 288 names compare name by name.
         everything = exempt is self._all_names or exempt == self._all_names
         findings: list[Finding] = []
+        judged: set[int] = set()
+        try:
+            lines = self._candidates(fragment.text, fragment.path, hits)
+            self._judge_lines(fragment, lines, exempt, findings, judged, everything=everything)
+            if may_decode(fragment.text):
+                self._judge_views(fragment, exempt, findings, judged, everything=everything)
+        except OutOfTime as stop:
+            self._reviewed_seen.clear()
+            stop.findings = findings
+            raise
+        self.silenced["reviewed"] += len(self._reviewed_seen)
+        self._reviewed_seen.clear()
+        return findings
+
+    def _judge_lines(  # noqa: PLR0913 - the fragment's lines, and where their findings go
+        self,
+        fragment: Fragment,
+        lines: Iterable[tuple[_Line, list[int]]],
+        exempt: frozenset[str],
+        findings: list[Finding],
+        judged: set[int],
+        *,
+        everything: bool,
+    ) -> None:
+        """Each line's finding into ``findings``; ``judged`` gets the line number of
+        every finding, those hidden too."""
         deadline = self.deadline
         clean = self._clean
         below: set[int] = set()
-        for line, rule_indexes in self._candidates(fragment.text, fragment.path, hits):
-            try:
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise OutOfTime  # noqa: TRY301 - the same handling as the regex's
-                # Half the candidate lines of a history were judged clean before: they
-                # are passed over here, without the calls that would say so.
-                if everything and (line.text, tuple(rule_indexes)) in clean:
-                    continue
-                finding = self._judge_exempt_first(
-                    fragment, line, rule_indexes, exempt, everything=everything
-                )
-            except OutOfTime as stop:
-                self._reviewed_seen.clear()
-                stop.findings = findings
-                raise
+        for line, rule_indexes in lines:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise OutOfTime
+            # Half the candidate lines of a history were judged clean before: they
+            # are passed over here, without the calls that would say so.
+            if everything and (line.text, tuple(rule_indexes)) in clean:
+                continue
+            finding = self._judge_exempt_first(
+                fragment, line, rule_indexes, exempt, everything=everything
+            )
             if finding is None or finding.line in below:
                 continue
+            judged.add(finding.line)
             if finding.line != fragment.start_line + line.index:
                 # Reported on a later line (its secret's): that line is judged already.
                 below.add(finding.line)
@@ -332,9 +366,52 @@ class Scanner:
                     continue
                 finding = _replace_allowlisted(finding)
             findings.append(finding)
-        self.silenced["reviewed"] += len(self._reviewed_seen)
-        self._reviewed_seen.clear()
-        return findings
+
+    def _judge_views(
+        self,
+        fragment: Fragment,
+        exempt: frozenset[str],
+        findings: list[Finding],
+        judged: set[int],
+        *,
+        everything: bool,
+    ) -> None:
+        """The findings of the fragment's lines as their readers see them (``decoded``),
+        each on its line and shown decoded, its secret masked as any: where the line
+        as stored had none, or a weaker one (the decoded form's first rule is the
+        line's, unless it blocks less)."""
+        reported = {finding.line: position for position, finding in enumerate(findings)}
+        added = False
+        for view in views(fragment.text):
+            number = fragment.start_line + view.line
+            if number in judged and number not in reported:
+                continue  # a finding hidden as stored is hidden decoded
+            seen = Fragment(
+                path=fragment.path,
+                text=view.text,
+                start_line=number,
+                commit=fragment.commit,
+                ref=fragment.ref,
+            )
+            lines = self._candidates(view.text, fragment.path, None)
+            if view.first_only:
+                lines = [(line, rules) for line, rules in lines if line.index == 0]
+            found: list[Finding] = []
+            inner: set[int] = set()
+            self._judge_lines(seen, lines, exempt, found, inner, everything=everything)
+            for finding in found:
+                if view.first_only and finding.line != number:
+                    continue
+                position = reported.get(finding.line)
+                if position is None and finding.line not in judged:
+                    reported[finding.line] = len(findings)
+                    findings.append(finding)
+                    added = True
+                elif position is not None and (finding.blocking or not findings[position].blocking):
+                    findings[position] = finding
+            judged.update(inner if not view.first_only else inner & {number})
+        if added:
+            findings.sort(key=_line_of)
 
     def _candidates(
         self, text: str, path: str, hits: list[_Hit] | None
@@ -652,6 +729,8 @@ _EVERY_RULE = "*"
 #: A keyword hit: its position in a text, and the rules the keywords found there name.
 _Hit = tuple[int, frozenset[int]]
 _path_of = operator.attrgetter("path")
+_line_of = operator.attrgetter("line")
+_NO_HITS: list[_Hit] = []
 #: A keyword no text holds (scanned texts hold no NUL: binary files are skipped).
 _NO_TEXT = "\x00"
 #: Paths remembered by _PathRules; a scan meets a few thousand at most.

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from spillguard.core.decode import as_utf8, is_binary, printable_runs, runs_by_line, wide_encoding
+from spillguard.core.decode import (
+    as_utf8,
+    is_binary,
+    marked_encoding,
+    printable_runs,
+    runs_by_line,
+    wide_encoding,
+)
 
 #: Lines of one file a commit adds: new line number -> raw line (with its newline).
 AddedLines = dict[int, bytes]
@@ -29,23 +36,27 @@ Diff = Callable[[bytes | None, bytes], AddedLines]
 
 def diffs_for(data: bytes) -> tuple[Diff, ...]:
     """How the lines a blob adds are found, one diff per reading (``decode.readings``):
-    a binary's printable runs; text decoded from UTF-16/32 after a byte order mark,
-    and as its bytes too; any other text as it is."""
+    a binary's printable runs; UTF-16/32 text decoded, and as its bytes too
+    (``bytes_added``); any other text as it is."""
     if is_binary(data):
         return (runs_added,)
     return (text_added, bytes_added) if wide_encoding(data) else (text_added,)
 
 
 def bytes_added(old: bytes | None, new: bytes) -> AddedLines:
-    """``text_added`` of the bytes as they are, whatever byte order mark opens them."""
+    """The lines UTF-16/32 text adds read as its bytes (``decode.readings``): as text,
+    whatever byte order mark opens them; without a mark, as a binary's printable runs."""
+    if marked_encoding(new) is None:
+        return runs_added(old, new, wide=False)  # the decoded reading has those
     return text_added(old, new, as_bytes=True)
 
 
-def runs_added(old: bytes | None, new: bytes) -> AddedLines:
+def runs_added(old: bytes | None, new: bytes, *, wide: bool = True) -> AddedLines:
     """The printable runs of binary content ``new`` that ``old`` does not hold, on their
-    lines: a binary has no lines to diff, but the text it carries is judged."""
-    known = frozenset(run for _, run in printable_runs(old)) if old else frozenset()
-    return runs_by_line(printable_runs(new), known)
+    lines: a binary has no lines to diff, but the text it carries is judged
+    (``decode.printable_runs``)."""
+    known = frozenset(run for _, run in printable_runs(old, wide=wide)) if old else frozenset()
+    return runs_by_line(printable_runs(new, wide=wide), known)
 
 
 def text_added(old: bytes | None, new: bytes, *, as_bytes: bool = False) -> AddedLines:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from spillguard.core import gitcommand
-from spillguard.core.decode import as_utf8, decode, wide_encoding
+from spillguard.core.decode import as_utf8, decode, marked_encoding
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, Fragment, diff_fragment
 from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, Conversation
@@ -187,7 +187,7 @@ def plain_text(file: FileDiff, modes: frozenset[int] = REGULAR_MODES) -> bool:
 def starts_wide(added: Mapping[int, bytes]) -> bool:
     """Whether the added lines include a first line that opens with a UTF-16/32 mark."""
     first = added.get(1)
-    return first is not None and wide_encoding(first) is not None
+    return first is not None and marked_encoding(first) is not None
 
 
 def _raw_entry(line: bytes) -> FileDiff:

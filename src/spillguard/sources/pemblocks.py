@@ -10,9 +10,11 @@ version, every line of that block is judged with the lines it adds.
 
 Finding the blocks needs the whole new file; reading it for every file a history
 changes would cost more than the rest of the scan, so it is read only when an added
-line could be part of a block: a marker, or a line that is nothing but base64 with a
-digit, ``+`` or ``/`` in it (``end``, ``else``, ``DONE`` are base64 too). A body line
-of random base64 lacks all three about once in 600,000 lines of 64 columns.
+line could be part of a block: a marker, or a line that is nothing but base64 (and
+blanks, in a line of 16 characters or more: openssl and ssh-keygen skip blanks
+anywhere in a body) with a digit, ``+`` or ``/`` in it (``end``, ``else``, ``DONE`` are base64
+too). A body line of random base64 lacks all three about once in 600,000 lines of
+64 columns.
 """
 
 from __future__ import annotations
@@ -29,10 +31,13 @@ if TYPE_CHECKING:
 #: What a line that opens or closes a block holds (``-----BEGIN ``, ``---- END ``...),
 #: or a PuTTY key's private part: four searches in C, cheaper than one for all.
 _MARKERS = (b"BEGIN ", b"END ", b"PuTTY-User-Key-File-", b"Private-")
-#: A line of base64 alone with a digit, ``+`` or ``/`` in it (``end``, ``else`` or
-#: ``DONE`` are base64 too, and not worth reading a file for). It starts with a newline:
-#: a literal first byte lets the search skip ahead in C to each line.
-_BASE64_LINE = re.compile(rb"\n[ \t]*[A-Za-z]*[0-9+/][A-Za-z0-9+/]*=*[ \t]*\r?\n")
+#: A line of base64 (and blanks) alone with a digit, ``+`` or ``/`` in it (``end``,
+#: ``else`` or ``DONE`` are base64 too, and not worth reading a file for). It starts
+#: with a newline: a literal first byte lets the search skip ahead in C to each line.
+_BASE64_LINE = re.compile(
+    rb"\n(?:[ \t]*[A-Za-z]*[0-9+/][A-Za-z0-9+/]*=*[ \t]*\r?\n"
+    rb"|(?=[^\n]{16})[ \t]*[A-Za-z \t]*[0-9+/][A-Za-z0-9+/ \t]*=*[ \t]*\r?\n)"
+)
 _OPENING = (b"-----BEGIN ", b"---- BEGIN ", b"PuTTY-User-Key-File-")
 _CLOSING = (b"-----END ", b"---- END ", b"Private-MAC:")
 #: An unterminated block ends at the next block, the end of the file, or after this
