@@ -264,26 +264,39 @@ def test_each_commit_alone_is_the_same(awkward) -> None:
         assert fast(repo, [commit]) == simple(repo, [commit])
 
 
-def test_a_repository_attribute_file_turns_the_fast_path_off(tmp_path) -> None:
+def test_a_repository_attribute_file_and_diff_drivers_change_nothing_git_reads(
+    tmp_path,
+) -> None:
+    """``info/attributes`` and the repository's diff drivers would have git call every
+    file binary, show it through a textconv or an external diff, or drop the paths'
+    prefixes: git reads the objects through a git directory of its own, so what it
+    diffs is what libgit2 diffs, and the history is read by git all the same."""
     repo = GitRepo(tmp_path / "repo")
-    repo.write("a.py", "x = 1\n")
+    repo.write("a.py", f"x = 1\nkey = '{KEY}'\n")
+    repo.write("wide.ini", f"id = {KEY}\n".encode("utf-16"))
     repo.commit()
-    opened = pygit2.Repository(str(repo.path))
-    assert gitdiff.usable(opened.path)
+    repo.write("a.py", f"x = 2\nkey = '{KEY}'\nmore = '{KEY}'\n")
+    repo.commit()
     info = repo.path / ".git" / "info"
     info.mkdir(exist_ok=True)
-    (info / "attributes").write_text("*.py -diff\n")
-    assert not gitdiff.usable(opened.path)
+    (info / "attributes").write_text("* -diff -text diff=hide\n")
+    for key, value in (("textconv", "sh -c 'echo hidden'"), ("command", "true")):
+        repo.git("config", f"diff.hide.{key}", value)
+    repo.git("config", "diff.noprefix", "true")
+    opened = pygit2.Repository(str(repo.path))
+    assert gitdiff.usable()
     commits = list(select_commits(opened, Selection()))
-    chunk = list(gitdiff.iter_commit_chunk(opened.path, [str(c.id) for c in commits], max_size=10))
-    assert chunk == simple(opened, commits)
+    ids = [str(commit.id) for commit in commits]
+    read = list(gitdiff.iter_commits_fast(opened.path, ids, max_size=MAX_SIZE))
+    assert read == simple(opened, commits)
+    assert any(isinstance(item, Fragment) and "more = " in item.text for item in read)
 
 
 def test_without_git_on_path_the_simple_path_does_it_all(awkward, tmp_path) -> None:
     repo, commits = every_commit(awkward.path)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PATH", str(tmp_path))
-        assert not gitdiff.usable(repo.path)
+        assert not gitdiff.usable()
         ids = [str(commit.id) for commit in commits]
         chunk = list(gitdiff.iter_commit_chunk(repo.path, ids, max_size=MAX_SIZE))
     assert chunk == simple(repo, commits)

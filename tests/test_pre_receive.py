@@ -160,3 +160,20 @@ def test_summary_counts_every_new_commit(tmp_path) -> None:
     updates = (RefUpdate("0" * 40, tip, "refs/heads/topic"),)
     scan = scan_push_cli(str(repo.path / ".git"), updates, config, deadline=float("inf"))
     assert scan.result.stats.commits == 3
+
+
+def test_without_git_the_hook_fails_closed_in_one_line(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Nothing but git reads a push as git stores it: without git on PATH the push is
+    rejected (exit 3) with one line, whatever the administrator's on_error says."""
+    bare = GitRepo(tmp_path / "bare.git", bare=True)
+    (bare.path / "spillguard.toml").write_text('on_error = "accept"\n')
+    monkeypatch.chdir(bare.path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{'0' * 40} {'1' * 40} refs/heads/main\n"))
+    assert main(["hook", "pre-receive"]) == 3
+    told = capsys.readouterr()
+    assert told.err.splitlines() == [
+        "spillguard: error: git is not installed (the pre-receive hook reads pushes with it)"
+    ]

@@ -522,9 +522,10 @@ def test_a_tab_in_a_path_is_shown_as_an_escape(server: Server) -> None:
     assert f"blocking  {tip[:10]}  refs/heads/tab  conf\\x09prod.env:1  AWS_CLIENT_ID" in output
 
 
-def test_git_and_libgit2_diffs_judge_a_push_alike(server: Server) -> None:
-    """The push is diffed by git diff-tree, from the quarantine; a repository attribute
-    file turns that off (libgit2 diffs each commit): the verdict is the same."""
+def test_a_repository_attribute_file_and_diff_drivers_change_no_verdict(server: Server) -> None:
+    """The push is diffed by git, from the quarantine, whatever the server repository's
+    ``info/attributes`` and diff drivers say (binary, a textconv that hides every line,
+    an external diff): the verdict and its findings are the same."""
     key = aws_key("both-paths")
     work = server.work
     work.write("a.py", f"a = 1\nkey = '{key}'\n")
@@ -544,11 +545,16 @@ def test_git_and_libgit2_diffs_judge_a_push_alike(server: Server) -> None:
     code, fast = server.push("HEAD:refs/heads/both-paths")
     attributes = server.bare.path / "info" / "attributes"
     attributes.parent.mkdir(exist_ok=True)
-    attributes.write_text("*.nothing -diff\n")
+    attributes.write_text("* -diff -text diff=hide\n")
+    drivers = {"diff.hide.textconv": "sh -c 'echo hidden'", "diff.hide.command": "true"}
+    for key, value in drivers.items():
+        server.bare.git("config", key, value)
     try:
         simple_code, simple = server.push("HEAD:refs/heads/both-paths")
     finally:
         attributes.unlink()
+        for key in drivers:
+            server.bare.git("config", "--unset", key)
     assert (code, simple_code) == (1, 1)
     assert server.refs() == before
 

@@ -16,20 +16,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.configuration.loading import (
-    default_branch_file,
-    default_branch_file_cli,
-    load_server_config,
-    no_files,
-)
+from spillguard.configuration.loading import default_branch_file_cli, load_server_config
 from spillguard.core.errors import ExitCode, GitError, UsageError
 from spillguard.hooks.pre_receive import (
     SHORT_ID,
     parse_push_options,
     parse_ref_updates,
-    scan_push,
     scan_push_cli,
-    unscanned,
     verdict,
 )
 from spillguard.report.push_text import push_lines
@@ -68,7 +61,9 @@ def run_pre_receive_command(
         stream=stream,
         started=started,
     )
-    return _judge_by_git(push) if usable(push.repo_dir) else _judge_by_libgit2(push)
+    if not usable():  # fail closed: nothing else reads what git stores as git does
+        raise GitError("git is not installed (the pre-receive hook reads pushes with it)")
+    return _judge_by_git(push)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -84,42 +79,8 @@ class _Push:
     started: float
 
 
-def _judge_by_libgit2(push: _Push) -> int:
-    """The pre-receive hook where git's diff cannot be taken as it is (git is not on
-    PATH, or an ``info/attributes`` file could change it): libgit2 reads a SHA-1
-    repository. Only here does a push import libgit2 (~25 ms of the hook)."""
-    from spillguard import git
-
-    common, updates = push.common, push.updates
-    try:
-        # FROM_ENV: git's quarantine (GIT_OBJECT_DIRECTORY and the alternates) holds
-        # the pushed objects; a plain open would not see them.
-        repo = git.open_from_environment(push.repo_dir)
-    except GitError as error:
-        if git.object_format(push.repo_dir) == "sha256":  # libgit2 cannot: git reads it all
-            return _judge_by_git(push)
-        # The administrator's on_error policy decides, so its file is read first.
-        config = load_server_config(
-            repo_dir=push.repo_dir, config_path=common.config, read_file=no_files
-        )
-        if _break_glass(push, config, push.repo_dir):
-            return int(ExitCode.CLEAN)
-        scan = unscanned(updates, config, f"spillguard failed: {error}")
-    else:
-        config = load_server_config(
-            repo_dir=repo.path,
-            config_path=common.config,
-            read_file=partial(default_branch_file, repo),
-        )
-        if _break_glass(push, config, repo.path):
-            return int(ExitCode.CLEAN)
-        scan = scan_push(repo, updates, config, deadline=push.started + config.time_budget)
-    return _report(common, scan, config, push.stream)
-
-
 def _judge_by_git(push: _Push) -> int:
-    """The pre-receive hook as it runs wherever git's diff can be taken as it is: git
-    alone reads the repository (SHA-1 or SHA-256), and libgit2 is never imported."""
+    """git alone reads the repository (SHA-1 or SHA-256), and libgit2 is never imported."""
     config = load_server_config(
         repo_dir=push.repo_dir,
         config_path=push.common.config,

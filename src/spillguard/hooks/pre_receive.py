@@ -23,12 +23,9 @@ from spillguard.hooks.bypass import bypass_token_in, not_scanned
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
 
-    import pygit2
-
     from spillguard.configuration.config import Config
     from spillguard.core.models import Finding
     from spillguard.sources import SourceItem
-    from spillguard.sources.received import Received
 
 _OBJECT_ID = regex.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 SHORT_ID = 10
@@ -88,74 +85,8 @@ class _Progress:
         return self.out_of_time
 
 
-def scan_push(
-    repo: pygit2.Repository,
-    updates: tuple[RefUpdate, ...],
-    config: Config,
-    *,
-    deadline: float,
-    clock: Callable[[], float] = time.monotonic,
-) -> PushScan:
-    """``scan_push_cli`` by libgit2, where git's diff cannot be used (no git on PATH, or
-    an ``info/attributes`` file that could change it)."""
-    from spillguard.scanning.run import run_scan
-    from spillguard.sources.received import received_commits
-
-    progress = _Progress(deadline=deadline, clock=clock)
-    refs = _updated_refs(updates)
-    try:
-        received = received_commits(repo, updates, limit=config.max_commits)
-        result = run_scan(
-            _items(repo, received, config, progress),
-            config.ruleset,
-            on_finding=progress.findings.append,
-            deadline=deadline,
-        )
-    except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
-        return _failed(error, progress, refs, config)
-    return PushScan(
-        result=_with_notices(result, progress, config),
-        refs=refs,
-        commits=len(received.commits) + received.over_cap,
-        incomplete=_incomplete(received.over_cap, config, progress, result),
-    )
-
-
-def unscanned(updates: tuple[RefUpdate, ...], config: Config, why: str) -> PushScan:
-    """A push that could not be looked at: the on_error policy decides it."""
-    result = _with_notices(ScanResult(), None, config)
-    return PushScan(result=result, refs=_updated_refs(updates), incomplete=why)
-
-
 def _updated_refs(updates: tuple[RefUpdate, ...]) -> int:
     return sum(1 for update in updates if not is_zero_id(update.new))
-
-
-def _items(
-    repo: pygit2.Repository, received: Received, config: Config, progress: _Progress
-) -> Iterator[SourceItem]:
-    """Every fragment of the push, until the deadline passes."""
-    from spillguard.sources.received import iter_tagged_objects
-
-    items = itertools.chain(
-        _commit_items(repo, received, config, progress),
-        iter_tagged_objects(repo, received, max_size=config.max_file_size),
-    )
-    yield from _until_deadline(items, progress)
-
-
-def _commit_items(
-    repo: pygit2.Repository, received: Received, config: Config, progress: _Progress
-) -> Iterator[SourceItem]:
-    """The fragments of each new commit, less those whose message has the bypass token,
-    read by libgit2 (this route is taken only where git's diff cannot be used)."""
-    from spillguard.sources.commits import iter_walked_commit
-
-    for each in received.commits:
-        commit = each.commit
-        message = commit.raw_message.decode("utf-8", "replace")
-        if not _bypassed(str(commit.id), message, each.ref, config=config, progress=progress):
-            yield from iter_walked_commit(repo, commit, max_size=config.max_file_size, ref=each.ref)
 
 
 def _bypassed(

@@ -17,6 +17,7 @@ import dataclasses
 import fcntl
 import itertools
 import operator
+import os
 import re
 import subprocess
 import time
@@ -558,17 +559,29 @@ def git_command(
 
     ``scratch`` is an empty directory: the working directory, the work tree and
     the (absent) index, so no ``.gitattributes`` applies; attribute files, replace
-    refs and diff drivers are switched off too. ``empty_tree`` is the repository's
-    empty tree id (it differs in SHA-256 repositories). With ``max_size``, git calls
-    a file over that size binary, as it does files over ``core.bigFileThreshold``:
-    a text diff from git then proves the file is small enough to scan.
+    refs and diff drivers are switched off too, and git reads the repository's
+    objects through a git directory of its own (``shadow_git_dir``), so neither the
+    repository's ``info/attributes`` (which git 2.39 has no switch for) nor its
+    configuration apply. ``empty_tree`` is the repository's empty tree id (it
+    differs in SHA-256 repositories). With ``max_size``, git calls a file over that
+    size binary, as it does files over ``core.bigFileThreshold``: a text diff from
+    git then proves the file is small enough to scan.
     """
+    env = gitcommand.environment()
+    for name in (*_REPOSITORY_VARIABLES, "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS"):
+        env.pop(name, None)
+    env.update(
+        GIT_INDEX_FILE=str(Path(scratch, "index")),
+        GIT_ATTR_NOSYSTEM="1",
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_OBJECT_DIRECTORY=object_directory(git_dir),
+    )
     command = gitcommand.command(
         # Run from the empty directory too: from inside the real work tree git
         # would still find the .gitattributes there.
         "-C",
         scratch,
-        f"--git-dir={git_dir}",
+        f"--git-dir={shadow_git_dir(git_dir, scratch, sha256=len(empty_tree) != len(EMPTY_TREE))}",
         f"--work-tree={scratch}",
         "-c",
         f"core.attributesFile={Path(scratch, 'absent')}",  # git skips a missing file
@@ -585,15 +598,46 @@ def git_command(
     if max_size is not None:
         # (git reads the size as a 64-bit number: no file is larger than the cap)
         command += ["-c", f"core.bigFileThreshold={min(max_size, _LARGEST_SIZE)}"]
-    env = gitcommand.environment()
-    env.update(
-        GIT_INDEX_FILE=str(Path(scratch, "index")),
-        GIT_ATTR_NOSYSTEM="1",
-        GIT_NO_REPLACE_OBJECTS="1",
-    )
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS"):
-        env.pop(name, None)
     return command, env
+
+
+#: What points git at a repository: the shadow git directory replaces them all.
+_REPOSITORY_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")
+
+
+def object_directory(git_dir: str) -> str:
+    """Where the repository's objects are: a pre-receive hook's quarantine (git sets
+    ``GIT_OBJECT_DIRECTORY``, the main store comes as an alternate), else the
+    ``objects`` of its common directory (a linked work tree shares the main one's)."""
+    given = os.environ.get("GIT_OBJECT_DIRECTORY")
+    if given:
+        return str(Path(git_dir, given))  # relative to the git directory, as git reads it
+    return str(common_dir(git_dir) / "objects")
+
+
+def common_dir(git_dir: str) -> Path:
+    """The repository's own git directory: a linked work tree's names it in ``commondir``."""
+    where = Path(git_dir)
+    common = where / "commondir"
+    return where / common.read_text().strip() if common.is_file() else where
+
+
+def shadow_git_dir(git_dir: str, scratch: str, *, sha256: bool) -> str:
+    """A git directory in ``scratch`` with no configuration, attributes, refs or
+    grafts of its own, for git to read ``git_dir``'s objects through: what is judged
+    is what git stores. The repository's ``shallow`` list comes along, so a shallow
+    clone's oldest commits still read as roots."""
+    shadow = Path(scratch, "git")
+    (shadow / "refs").mkdir(parents=True, exist_ok=True)
+    (shadow / "HEAD").write_text("ref: refs/heads/none\n")
+    if sha256:
+        (shadow / "config").write_text(
+            "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n"
+        )
+    shallow = common_dir(git_dir) / "shallow"
+    if shallow.is_file():
+        (shadow / "shallow").write_bytes(shallow.read_bytes())
+    return str(shadow)
 
 
 def run_diff_tree(

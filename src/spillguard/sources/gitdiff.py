@@ -23,13 +23,15 @@ text git calls binary, NUL lines, quoted paths):
   an encoding header (git re-encodes their message).
 
 git runs with everything that could colour its diff switched off: no attributes (an
-empty work tree and index, no attribute files), no replace refs, no external diff or
-textconv, the plain Myers algorithm without the indent heuristic. It calls files over
+empty work tree and index, no attribute files, and a git directory of its own that
+reads the repository's objects, so not even ``info/attributes`` applies), no replace
+refs, no external diff or textconv, the plain Myers algorithm without the indent
+heuristic. It calls files over
 the size limit binary (``core.bigFileThreshold``), so a text diff from git is of a
 file that is neither large nor binary; binaries are judged by their printable runs,
 and blobs are read through one ``git cat-file`` for the chunk. libgit2
-(``sources.commits``) reads commits only where git cannot: not installed, or a
-repository attribute file git would apply.
+(``sources.commits``) reads a history's commits only where git is not installed (a
+hook then fails closed instead).
 """
 
 from __future__ import annotations
@@ -106,15 +108,9 @@ if TYPE_CHECKING:
     from spillguard.sources.diffparse import CommitDiff, FileDiff
 
 
-def usable(git_dir: str) -> bool:
-    """False without git on PATH, or when a repository-wide attribute file could
-    make git's diff differ."""
-    if shutil.which("git") is None:
-        return False
-    where = Path(git_dir)
-    common = where / "commondir"  # a linked work tree shares the main one's info/
-    shared = where / common.read_text().strip() if common.is_file() else where
-    return not any((place / "info" / "attributes").exists() for place in (where, shared))
+def usable() -> bool:
+    """Whether git is on PATH (attributes never change what it reads: ``git_command``)."""
+    return shutil.which("git") is not None
 
 
 def iter_commits_fast(
@@ -483,9 +479,9 @@ def iter_commit_chunk(
     opened: Callable[[str], pygit2.Repository] | None = None,
 ) -> Source:
     """The items of these commits (ids, in this order), read by git; libgit2 reads them
-    (the repository ``opened`` gives, by default a new one) only where git cannot be
-    used (not installed, or a repository attribute file)."""
-    if usable(git_dir):
+    (the repository ``opened`` gives, by default a new one) only where git is not
+    installed."""
+    if usable():
         return iter_commits_fast(git_dir, commits, max_size=max_size)
     import pygit2  # here: git reads commits wherever it can
 

@@ -280,8 +280,12 @@ def _scratch(git_dir: str) -> Iterator[str | None]:
     try:
         yield str(path)
     finally:
-        for child in path.iterdir():
-            child.unlink()
+        # its files, and the git directory git read the objects through
+        for where, folders, files in os.walk(path, topdown=False):
+            for name in files:
+                Path(where, name).unlink()
+            for name in folders:
+                Path(where, name).rmdir()
         path.rmdir()
 
 
