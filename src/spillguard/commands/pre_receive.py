@@ -89,7 +89,9 @@ def _judge_by_git(push: _Push) -> int:
     if _break_glass(push, config, push.repo_dir):
         return int(ExitCode.CLEAN)
     deadline = push.started + config.time_budget
-    scan = scan_push_cli(push.repo_dir, push.updates, config, deadline=deadline)
+    scan = scan_push_cli(
+        push.repo_dir, push.updates, config, deadline=deadline, environ=push.environ
+    )
     return _report(push.common, scan, config, push.stream)
 
 

@@ -65,6 +65,9 @@ class Config:
     #: What content left unread (a binary over max_file_size) does: "reject" or
     #: "accept"; None (unset) rejects a push and only names it in local hooks and scans.
     on_unscannable: str | None = None
+    #: What objects a push carries that no pushed ref reaches do: "reject" the push,
+    #: or "judge" them whole.
+    on_unreachable: str = "reject"
     sync: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     #: (setting, source) for every setting a layer set, in the order applied;
     #: a table's keys appear dotted ("hook.mode").

@@ -292,6 +292,7 @@ class Resolution:
             max_commits=settings["max_commits"],
             on_error=settings["on_error"],
             on_unscannable=settings["on_unscannable"],
+            on_unreachable=settings["on_unreachable"],
             sync=settings["sync"],
             origins=tuple(self.origins),
             notices=tuple(self.notices),

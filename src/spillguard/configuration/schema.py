@@ -67,6 +67,8 @@ TOP_LEVEL: dict[str, Key] = {
     "on_error": Key(str, '"reject" or "accept"', "reject", ("reject", "accept")),
     # Unset: a push is rejected, a local hook or scan only names what it could not read.
     "on_unscannable": Key(str, '"reject" or "accept"', None, ("reject", "accept")),
+    # Objects a push carries that no pushed ref reaches: a rejection, or judged whole.
+    "on_unreachable": Key(str, '"reject" or "judge"', "reject", ("reject", "judge")),
 }
 
 #: Administrator policy: a repository file that sets one of these is an error, so a
@@ -83,6 +85,7 @@ ADMIN_ONLY = frozenset(
         "max_commits",
         "on_error",
         "on_unscannable",
+        "on_unreachable",
     }
 )
 

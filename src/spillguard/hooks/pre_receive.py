@@ -9,7 +9,7 @@ push is still a finding), within the administrator's time budget and commit cap.
 from __future__ import annotations
 
 import dataclasses
-import itertools
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,8 @@ class PushScan:
     refs: int
     commits: int = 0
     incomplete: str | None = None
+    #: Objects the push carries that no pushed ref reaches (``sources.carried``).
+    unreached: int = 0
 
 
 @dataclasses.dataclass(slots=True)
@@ -104,24 +106,29 @@ def _bypassed(
     return True
 
 
-def scan_push_cli(
+def scan_push_cli(  # noqa: PLR0913 - the push, its judge, and where git keeps it
     git_dir: str,
     updates: tuple[RefUpdate, ...],
     config: Config,
     *,
     deadline: float,
     clock: Callable[[], float] = time.monotonic,
+    environ: Mapping[str, str] = os.environ,
 ) -> PushScan:
-    """Judge the new commits of every update, oldest first, until the budget runs out:
-    git alone reads them (SHA-1 and SHA-256), and libgit2 is never imported."""
+    """Judge everything the push brings (``sources.pushed``), oldest commit first, until
+    the budget runs out: git alone reads it (SHA-1 and SHA-256), as it stores it, from
+    the quarantine git keeps it in (``environ``'s ``GIT_QUARANTINE_PATH``)."""
     from spillguard.scanning.run import run_scan
-    from spillguard.sources.gitdiff import iter_commits_fast
-    from spillguard.sources.received_cli import iter_tagged_objects, received_commits
+    from spillguard.sources.carried import Carried
+    from spillguard.sources.pushed import PushPlan, push_items
+    from spillguard.sources.received_cli import received_commits
 
     progress = _Progress(deadline=deadline, clock=clock)
     refs = _updated_refs(updates)
     try:
         received = received_commits(git_dir, updates)
+        tips = [update.new for update in updates if not is_zero_id(update.new)]
+        carried = Carried(git_dir, tips, environ)
         over_cap = max(0, len(received) - config.max_commits)
         kept = [
             each
@@ -130,30 +137,38 @@ def scan_push_cli(
                 each.info.id, each.info.message, each.ref, config=config, progress=progress
             )
         ]
-        items = itertools.chain(
-            iter_commits_fast(
-                git_dir,
-                [each.info.id for each in kept],
-                max_size=config.max_file_size,
-                refs={each.info.id: each.ref for each in kept if each.ref is not None},
-                parents={each.info.id: each.parents for each in kept},
-            ),
-            iter_tagged_objects(git_dir, updates, max_size=config.max_file_size),
+        judge = config.on_unreachable == "judge"
+        plan = PushPlan(
+            git_dir=git_dir,
+            updates=updates,
+            commits=kept,
+            carried=carried,
+            max_size=config.max_file_size,
+            unreached=judge,
         )
         result = run_scan(
-            _until_deadline(items, progress),
+            _until_deadline(push_items(plan), progress),
             config.ruleset,
             on_finding=progress.findings.append,
             deadline=deadline,
         )
+        unreached = len(carried.unreached)  # judged by now, where they are to be
     except Exception as error:  # noqa: BLE001 - the administrator's on_error policy decides
         return _failed(error, progress, refs, config)
+    if unreached and judge:
+        progress.notices.append(f"{_carries(unreached)}: judged whole (on_unreachable = judge)")
     return PushScan(
         result=_with_notices(result, progress, config),
         refs=refs,
         commits=len(received),
         incomplete=_incomplete(over_cap, config, progress, result),
+        unreached=unreached,
     )
+
+
+def _carries(count: int) -> str:
+    objects = "object" if count == 1 else "objects"
+    return f"the push carries {count} {objects} that no pushed ref reaches"
 
 
 def _until_deadline(items: Iterable[SourceItem], progress: _Progress) -> Iterator[SourceItem]:
@@ -215,16 +230,23 @@ class Verdict:
 
 
 def verdict(scan: PushScan, config: Config) -> Verdict:
-    """Blocking findings reject in block mode; content left unread follows
-    ``on_unscannable`` (unset: reject), an incomplete scan ``on_error``.
+    """Blocking findings reject in block mode; objects no pushed ref reaches follow
+    ``on_unreachable``, content left unread ``on_unscannable`` (unset: reject), an
+    incomplete scan ``on_error``.
 
     An accepted push never says "no secrets found" of commits it did not scan: the
     ones the bypass token skipped are named in the verdict.
     """
     findings = scan.result.findings
+    unreached = _carries(scan.unreached) if scan.unreached else None
+    if config.on_unreachable != "reject":
+        unreached = None  # judged whole: their findings speak for them
     if config.hook_mode == "block" and any(is_blocking(finding) for finding in findings):
-        also = f" (and {scan.incomplete})" if scan.incomplete is not None else ""
+        reasons = [why for why in (unreached, scan.incomplete) if why is not None]
+        also = f" (and {'; '.join(reasons)})" if reasons else ""
         return Verdict(code=ExitCode.FINDINGS, message=f"push rejected: it adds secrets{also}")
+    if unreached is not None:
+        return _by_policy("on_unreachable", "reject", unreached, "")
     bypassed = len(scan.result.bypassed)
     skipped = f"; {not_scanned(bypassed)}" if bypassed else ""
     unread = unjudged(scan.result)
@@ -234,7 +256,12 @@ def verdict(scan: PushScan, config: Config) -> Verdict:
         return _by_policy("on_unscannable", choice, name_unjudged(unread), skipped)
     if scan.incomplete is not None:
         return _by_policy("on_error", config.on_error, scan.incomplete, skipped)
-    if findings:
+    return _accepted(scan, config, bypassed, skipped)
+
+
+def _accepted(scan: PushScan, config: Config, bypassed: int, skipped: str) -> Verdict:
+    """The verdict of a push judged whole without a blocking finding."""
+    if scan.result.findings:
         why = "warn-only mode" if config.hook_mode == "warn" else "warnings only"
         return Verdict(code=ExitCode.CLEAN, message=f"push accepted ({why}){skipped}")
     if not bypassed:

@@ -48,15 +48,18 @@ def run_git(*args: str, stdin: bytes = b"", also: Mapping[str, str] | None = Non
     return completed.stdout if completed.returncode == 0 else None
 
 
-def git_output(git_dir: str, *args: str, stdin: bytes = b"") -> bytes:
-    """git's output in ``git_dir``; a failure is a GitError with git's own last word."""
+def git_output(
+    git_dir: str, *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None
+) -> bytes:
+    """git's output in ``git_dir`` (in ``env``, by default this process's environment);
+    a failure is a GitError with git's own last word."""
     try:
         completed = subprocess.run(
             gitcommand.command(f"--git-dir={git_dir}", *args),
             input=stdin,
             capture_output=True,
             check=False,
-            env=gitcommand.environment(),
+            env=gitcommand.environment(env),
         )
     except FileNotFoundError:
         raise GitError("git is not installed (spillguard reads repositories with it)") from None

@@ -3,7 +3,9 @@
 A message is judged with the same rules as a file. Its findings carry a pseudo-path,
 ``<commit message>`` or ``<tag message>``, in every report; line numbers count from
 the message's first line. A tag's finding names the tag object (its id in the
-``commit`` field, its tagger as the author) and its ref.
+``commit`` field, its tagger as the author) and its ref. Tags are read from their
+raw bytes (``sources.rawobjects``): every header line is judged too, and a tag of a
+tag is followed as git follows it, by its first ``object`` line.
 """
 
 from __future__ import annotations
@@ -12,20 +14,23 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from spillguard.core import gitcommand
-from spillguard.core.models import CommitInfo, Fragment
-from spillguard.sources.diffparse import commit_info_from, seconds
+from spillguard.core.models import Fragment
+from spillguard.sources.rawobjects import (
+    COMMIT_AUTHOR,
+    COMMIT_MESSAGE,
+    PSEUDO_PATHS,
+    tag_items,
+    tag_target,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
-    from spillguard.core.models import Selection
+    from spillguard.core.models import CommitInfo, Selection
 
-COMMIT_MESSAGE = "<commit message>"
-TAG_MESSAGE = "<tag message>"
-#: Line 1 the author's ``Name <email>``, line 2 the committer's.
-COMMIT_AUTHOR = "<commit author>"
-#: The pseudo-paths of messages: a scan's summary does not count them as files.
-MESSAGE_PATHS = frozenset({COMMIT_MESSAGE, TAG_MESSAGE, COMMIT_AUTHOR})
+#: The pseudo-paths of what git stores beside files: a scan's summary does not count
+#: them as files.
+MESSAGE_PATHS = PSEUDO_PATHS
 
 
 def commit_message(info: CommitInfo, ref: str | None) -> list[Fragment]:
@@ -38,34 +43,10 @@ def commit_message(info: CommitInfo, ref: str | None) -> list[Fragment]:
     return fragments
 
 
-def tag_fragment(info: CommitInfo, ref: str) -> Fragment | None:
-    """An annotated tag's message (``info`` describes the tag object)."""
-    if not info.message.strip():
-        return None
-    return Fragment(path=TAG_MESSAGE, text=info.message, commit=info, ref=ref)
-
-
-def parse_tag(tag_id: str, data: bytes) -> tuple[CommitInfo, str, str]:
-    """A raw tag object: who tagged it and its message, and the type and id it names
-    (a tag may name another tag)."""
-    headers, _, message = data.partition(b"\n\n")
-    fields = dict(line.split(b" ", 1) for line in headers.split(b"\n") if b" " in line)
-    name, email, when = _person(fields.get(b"tagger", b""))
-    info = commit_info_from(tag_id, name, email, when, message)
-    return info, fields.get(b"type", b"").decode(), fields.get(b"object", b"").decode()
-
-
-def _person(line: bytes) -> tuple[bytes, bytes, int | None]:
-    """``Name <email> 1700000000 +0000`` as (name, email, seconds)."""
-    name, _, rest = line.partition(b" <")
-    email, _, when = rest.partition(b">")
-    return name, email, seconds(when.split()[0]) if when.split() else None
-
-
 def tag_messages(path: str, tags: Sequence[tuple[str, str]]) -> Iterator[Fragment]:
-    """The message of each annotated tag among ``tags`` (object id or name, ref), read
-    by one ``git cat-file --batch``, and of every tag a tag names; other objects are
-    passed by."""
+    """What each annotated tag among ``tags`` (object id or name, ref) stores, its
+    message and header lines (``rawobjects.tag_items``), read by one ``git cat-file
+    --batch``, and of every tag a tag names; other objects are passed by."""
     pending = list(tags)
     seen: set[str] = set()
     while pending:
@@ -74,12 +55,10 @@ def tag_messages(path: str, tags: Sequence[tuple[str, str]]) -> Iterator[Fragmen
             if tag_id is None or tag_id in seen:
                 continue
             seen.add(tag_id)
-            info, target_kind, target = parse_tag(tag_id, data)
-            fragment = tag_fragment(info, ref)
-            if fragment is not None:
-                yield fragment
-            if target_kind == "tag":
-                pending.append((target, ref))
+            yield from tag_items(tag_id, data, ref)
+            target = tag_target(data)
+            if target is not None and target[0] == "tag":
+                pending.append((target[1], ref))
 
 
 def selected_tags(path: str, selection: Selection) -> list[tuple[str, str]]:

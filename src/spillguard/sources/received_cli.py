@@ -145,28 +145,47 @@ def iter_tree_cli(git_dir: str, tree: str, *, max_size: int, prefix: str = "") -
             yield item
 
 
-def iter_tagged_objects(
-    git_dir: str, updates: Iterable[RefUpdate], *, max_size: int
-) -> Iterator[SourceItem]:
-    """The message of every annotated tag pushed, and the whole content of every tree or
-    blob a tag names (no commit carries them)."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class Tip:
+    """A pushed ref's new object: its type, and the id and type of what it peels to."""
+
+    ref: str
+    kind: str
+    peeled: str
+    peeled_kind: str
+
+
+def pushed_tips(git_dir: str, updates: Iterable[RefUpdate]) -> list[Tip]:
+    """Each pushed object's type and what it peels to (deletions left out), by one git."""
     pushed = [update for update in updates if not is_zero_id(update.new)]
     if not pushed:
-        return
-    # Each pushed object's type, then the type of what it peels to.
+        return []
     names = "".join(f"{update.new}\n{update.new}^{{}}\n" for update in pushed).encode()
     listed = git_output(git_dir, "cat-file", "--batch-check", stdin=names).decode().splitlines()
     kinds = [line.split(" ") for line in listed]
-    tags = [(u.new, u.ref) for u, kind in zip(pushed, kinds[::2], strict=True) if kind[1] == "tag"]
+    return [
+        Tip(ref=update.ref, kind=own[1], peeled=peeled[0], peeled_kind=peeled[1])
+        for update, own, peeled in zip(pushed, kinds[::2], kinds[1::2], strict=True)
+    ]
+
+
+def iter_tagged_objects(
+    git_dir: str, updates: Iterable[RefUpdate], *, max_size: int, tips: list[Tip] | None = None
+) -> Iterator[SourceItem]:
+    """What every annotated tag pushed stores, and the whole content of every tree or
+    blob a tag names (no commit carries them); ``tips``: ``pushed_tips``, if known."""
+    tips = pushed_tips(git_dir, updates) if tips is None else tips
+    pushed = [update for update in updates if not is_zero_id(update.new)]
+    tags = [(u.new, u.ref) for u, tip in zip(pushed, tips, strict=True) if tip.kind == "tag"]
     yield from tag_messages(git_dir, tags)
     git_dir = str(Path(git_dir).resolve())
-    for update, (object_id, kind, *_) in zip(pushed, kinds[1::2], strict=True):
-        if kind == "blob":
-            yield from _blob_items(git_dir, object_id, update.ref, max_size)
-        elif kind == "tree":
-            items = iter_tree_cli(git_dir, object_id, max_size=max_size, prefix=f"{update.ref}:")
+    for tip in tips:
+        if tip.peeled_kind == "blob":
+            yield from _blob_items(git_dir, tip.peeled, tip.ref, max_size)
+        elif tip.peeled_kind == "tree":
+            items = iter_tree_cli(git_dir, tip.peeled, max_size=max_size, prefix=f"{tip.ref}:")
             yield from (
-                dataclasses.replace(item, ref=update.ref) if isinstance(item, Fragment) else item
+                dataclasses.replace(item, ref=tip.ref) if isinstance(item, Fragment) else item
                 for item in items
             )
 

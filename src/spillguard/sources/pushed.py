@@ -1,0 +1,157 @@
+"""Everything a push brings into a server repository, as items to judge (pre-receive).
+
+What git stores is judged, not what ``git log`` shows of it:
+
+- each new commit, oldest first: the lines it adds (``gitdiff``), then what its raw
+  bytes hold (``rawobjects``: message past any NUL, author and committer, every
+  other header, a message's encoding both ways), then the names of the trees it is
+  the first to bring (``names``);
+- each annotated tag pushed, a tag of a tag too, from its raw bytes, and the whole
+  content and the names of a tree or blob a ref names directly;
+- the name of each ref the push creates;
+- the objects the push carries that no pushed ref reaches (``carried``): counted,
+  for the verdict, and judged whole where the administrator chose so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from spillguard.core.decode import readings, skipped, unread_reason
+from spillguard.core.errors import GitError
+from spillguard.core.models import CommitInfo, CommitWalked, Fragment
+from spillguard.sources.gitdiff import iter_commits_fast
+from spillguard.sources.names import TreeNames, ref_name_items
+from spillguard.sources.rawobjects import (
+    COMMIT_AUTHOR,
+    COMMIT_MESSAGE,
+    UNREACHED_BLOB,
+    commit_items,
+    commit_tree,
+    tag_items,
+)
+from spillguard.sources.received_cli import iter_tagged_objects, pushed_tips
+from spillguard.sources.staged_cli import blob_contents
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from spillguard.core.models import RefUpdate
+    from spillguard.sources import Source, SourceItem
+    from spillguard.sources.carried import Carried
+    from spillguard.sources.received_cli import CliCommit
+
+#: What ``gitdiff`` reads of a commit from ``git log``'s rendering: here the raw bytes say it.
+_RENDERED = frozenset({COMMIT_MESSAGE, COMMIT_AUTHOR})
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class PushPlan:
+    """What to read: the commits to judge, the objects carried, the updates."""
+
+    git_dir: str
+    updates: tuple[RefUpdate, ...]
+    commits: Sequence[CliCommit]
+    carried: Carried
+    max_size: int
+    #: Judge the objects no pushed ref reaches (``on_unreachable = "judge"``).
+    unreached: bool = False
+
+
+def push_items(plan: PushPlan) -> Source:
+    """Every item of the push, in the order the module doc gives."""
+    raw = _Raw(plan.git_dir)
+    raw.read([each.info.id for each in plan.commits])
+
+    def trees() -> dict[str, bytes]:  # once the first commit is judged: a failure keeps it
+        ids = [oid for oid, kind in plan.carried.kinds.items() if kind == "tree"]
+        raw.read(ids)
+        return {oid: raw.data[oid] for oid in ids}
+
+    names = TreeNames(trees)
+    yield from _commit_items(plan, raw.data, names)
+    tips = pushed_tips(plan.git_dir, plan.updates)
+    yield from iter_tagged_objects(plan.git_dir, plan.updates, max_size=plan.max_size, tips=tips)
+    for tip in tips:
+        if tip.peeled_kind == "tree":
+            prefix = tip.ref.encode("utf-8", "surrogateescape") + b":"
+            yield from names.items(tip.peeled, prefix=prefix, info=None, ref=tip.ref)
+    yield from ref_name_items(plan.updates)
+    if plan.unreached:
+        kinds = plan.carried.kinds
+        raw.read([oid for oid in plan.carried.unreached if kinds[oid] != "tree"])
+        yield from _unreached_items(plan, raw.data, names)
+
+
+class _Raw:
+    """The bytes of the push's objects, each request read by one ``git cat-file --batch``."""
+
+    def __init__(self, git_dir: str) -> None:
+        self._git_dir = git_dir
+        self.data: dict[str, bytes] = {}
+
+    def read(self, ids: Sequence[str]) -> None:
+        wanted = [oid for oid in dict.fromkeys(ids) if oid not in self.data]
+        found = blob_contents(self._git_dir, wanted)
+        if found is None:
+            raise GitError("git could not read the pushed objects")
+        self.data.update(found)
+
+
+def _commit_items(plan: PushPlan, raw: dict[str, bytes], names: TreeNames) -> Source:
+    """Each commit's mark, what its raw bytes hold, its files, then its trees' names."""
+    by_id = {each.info.id: each for each in plan.commits}
+    diffs = iter_commits_fast(
+        plan.git_dir,
+        list(by_id),
+        max_size=plan.max_size,
+        refs={commit: each.ref for commit, each in by_id.items() if each.ref is not None},
+        parents={commit: each.parents for commit, each in by_id.items()},
+    )
+    last = None
+    for item in diffs:
+        if isinstance(item, Fragment) and item.path in _RENDERED:
+            continue  # the rendering of what the raw bytes give below
+        if isinstance(item, CommitWalked):
+            if last is not None:
+                yield from _tree_names(last, raw, names)
+            last = by_id[item.commit]
+            yield item
+            yield from commit_items(item.commit, raw[item.commit], last.info, last.ref)
+        else:
+            yield item
+    if last is not None:
+        yield from _tree_names(last, raw, names)
+
+
+def _tree_names(commit: CliCommit, raw: dict[str, bytes], names: TreeNames) -> Source:
+    tree = commit_tree(raw[commit.info.id])
+    return names.items(tree, info=commit.info, ref=commit.ref) if tree is not None else iter(())
+
+
+def _unreached_items(plan: PushPlan, raw: dict[str, bytes], names: TreeNames) -> Source:
+    """The objects no pushed ref reaches, each judged whole, named by its own id."""
+    kinds = plan.carried.kinds
+    for object_id in plan.carried.unreached:
+        kind = kinds[object_id]
+        own = CommitInfo(id=object_id, author="", email="", date="")
+        if kind == "commit":
+            yield from commit_items(object_id, raw[object_id], None, None)
+        elif kind == "tag":
+            yield from tag_items(object_id, raw[object_id], None)
+        elif kind == "tree":
+            yield from names.items(object_id, info=own, ref=None)
+        else:
+            yield from _whole_blob(object_id, raw[object_id], own, plan.max_size)
+
+
+def _whole_blob(
+    object_id: str, data: bytes, own: CommitInfo, max_size: int
+) -> Iterator[SourceItem]:
+    reason = unread_reason(data, max_size)
+    if reason is not None:
+        yield skipped(UNREACHED_BLOB, reason, object_id)
+        return
+    for text in readings(data):
+        yield Fragment(path=UNREACHED_BLOB, text=text, commit=own)
