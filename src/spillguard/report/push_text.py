@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from spillguard.detection.redact import mask
 from spillguard.report.findings import shown_match
 from spillguard.report.sanitize import clean, clean_name
 from spillguard.report.text_report import summary_lines
+from spillguard.sources.rawobjects import PATH_NAME, REF_NAME
+
+#: The pseudo-paths of findings in names, which other lines show in clear.
+NAME_PATHS = frozenset({PATH_NAME, REF_NAME})
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -70,4 +75,22 @@ def push_lines(result: ScanResult, *, verdict: str, bypass_tokens: Sequence[str]
     lines.extend(f"spillguard: {line}" for line in summary_lines(result))
     lines.append(f"spillguard: {clean(verdict)}")
     lines.extend(advice_lines(result, bypass_tokens=bypass_tokens))
-    return lines
+    named = _named_secrets(result.findings)
+    return [_masked(line, named) for line in lines] if named else lines
+
+
+def _named_secrets(findings: Sequence[Finding]) -> list[str]:
+    """The secrets found in names (a path, a ref): every line that shows such a name,
+    a finding's ref or path, a skipped file, must show them masked."""
+    secrets = []
+    for finding in findings:
+        if finding.path in NAME_PATHS:
+            end = finding.secret_end if finding.secret_end >= 0 else len(finding.match_text)
+            secrets.append(clean(finding.match_text[finding.secret_start : end]))
+    return [secret for secret in secrets if secret]
+
+
+def _masked(line: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        line = line.replace(secret, mask(secret))
+    return line
