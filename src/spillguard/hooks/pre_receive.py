@@ -142,6 +142,7 @@ def scan_push_cli(  # noqa: PLR0913 - the push, its judge, and where git keeps i
             git_dir=git_dir,
             updates=updates,
             commits=kept,
+            listed=[each.info.id for each in received],
             carried=carried,
             max_size=config.max_file_size,
             unreached=judge,

@@ -7,6 +7,9 @@ and anyone can fetch one by its id, whether a ref reaches it or not. A client's
 whatever it holds, while the pushed commit names its real parents. So the objects
 are listed from the quarantine alone, and those that neither a pushed ref reaches
 (as ``git rev-list --objects`` walks them) nor the repository had already are named.
+The push's readers note what they found reached on their way (the commits git
+listed, the trees and blobs their trees name): where that is every object of the
+quarantine, as in any push a git client makes, git is not asked to walk it again.
 Without a quarantine (the hook run by hand) the push's objects are the ones its tips
 reach that no ref reached.
 """
@@ -21,7 +24,7 @@ from spillguard.sources.diffparse import common_dir
 from spillguard.sources.gitcli import git_output
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
 
 class Carried:
@@ -35,6 +38,15 @@ class Carried:
         self._tips = tips
         self._quarantine = environ.get("GIT_QUARANTINE_PATH")
         self._env = {**environ, "GIT_NO_REPLACE_OBJECTS": "1"}  # objects as stored
+        #: Objects the readers of the push found reached, as git reads the objects
+        #: that reach them (``account``).
+        self._accounted: set[str] = set()
+
+    def account(self, ids: Iterable[str]) -> None:
+        """Note objects a pushed ref reaches, as git's own parsers read them (the listed
+        commits, their root trees, a tree's subtrees and blobs): when every object
+        of the quarantine is among them, git need not walk the push again."""
+        self._accounted.update(ids)
 
     @functools.cached_property
     def kinds(self) -> dict[str, str]:
@@ -46,13 +58,22 @@ class Carried:
         every = ("cat-file", "--batch-all-objects", "--batch-check", "--unordered")
         return _parsed(git_output(self._git_dir, *every, env=alone))
 
+    def quarantined_trees(self) -> list[str] | None:
+        """The trees the quarantine holds; None without a quarantine (``kinds`` then
+        walks the push, which may fail where an object is missing: ask it later)."""
+        if not self._quarantine:
+            return None
+        return [object_id for object_id, kind in self.kinds.items() if kind == "tree"]
+
     @functools.cached_property
     def unreached(self) -> tuple[str, ...]:
         """Those no pushed ref reaches and the repository did not have before the push."""
         if not self._quarantine:
             return ()
-        known = set(self._reached)
-        left = [object_id for object_id in self.kinds if object_id not in known]
+        left = [object_id for object_id in self.kinds if object_id not in self._accounted]
+        if left:  # git's walk settles it: whatever the readers left unread
+            known = set(self._reached)
+            left = [object_id for object_id in left if object_id not in known]
         return tuple(_new(self._git_dir, left, self._env)) if left else ()
 
     @functools.cached_property

@@ -70,6 +70,29 @@ def git_output(
     return completed.stdout
 
 
+#: An object ``cat_objects`` found: its id, type and content.
+Found = tuple[str, str, bytes]
+
+
+def cat_objects(output: bytes, names: Sequence[str]) -> dict[str, Found]:
+    """``git cat-file --batch`` output for ``names``, by name (a missing one left out,
+    and those after it when git stopped early)."""
+    found = {}
+    position = 0
+    for name in names:
+        end = output.find(b"\n", position)
+        if end < 0:
+            break
+        header = output[position:end].split(b" ")
+        if len(header) != len(("id", "type", "size")):  # "<name> missing"
+            position = end + 1
+            continue
+        size = int(header[2])
+        found[name] = (header[0].decode(), header[1].decode(), output[end + 1 : end + 1 + size])
+        position = end + 1 + size + 1
+    return found
+
+
 def git_dir_of(path: str) -> str:
     found = run_git("-C", path, "rev-parse", "--absolute-git-dir")
     if found is None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from spillguard.core import gitcommand
 from spillguard.core.models import Fragment
+from spillguard.sources.gitcli import cat_objects
 from spillguard.sources.rawobjects import (
     COMMIT_AUTHOR,
     COMMIT_MESSAGE,
@@ -94,18 +95,12 @@ def _git(path: str, *args: str, stdin: bytes = b"") -> bytes:
 
 def _tags(path: str, names: Sequence[tuple[str, str]]) -> list[tuple[str | None, bytes]]:
     """Each named object's id and content when it is a tag, else (None, b"")."""
-    output = _git(path, "cat-file", "--batch", stdin="".join(f"{n}\n" for n, _ in names).encode())
-    found: list[tuple[str | None, bytes]] = []
-    position = 0
-    for _ in names:
-        end = output.find(b"\n", position)
-        header = output[position:end].split(b" ") if end >= 0 else []
-        if len(header) != len(("id", "type", "size")):
-            found.append((None, b""))  # "<name> missing", or git failed
-            position = end + 1 if end >= 0 else len(output)
-            continue
-        size = int(header[2])
-        content = output[end + 1 : end + 1 + size]
-        found.append((header[0].decode(), content) if header[1] == b"tag" else (None, b""))
-        position = end + 1 + size + 1
-    return found
+    asked = [name for name, _ in names]
+    output = _git(path, "cat-file", "--batch", stdin="".join(f"{n}\n" for n in asked).encode())
+    found = cat_objects(output, asked)
+    return [
+        (found[name][0], found[name][2])
+        if name in found and found[name][1] == "tag"
+        else (None, b"")
+        for name in asked
+    ]

@@ -11,7 +11,6 @@ judged when they came. Each ref a push creates is judged as ``<ref name>``.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from spillguard.core.decode import printable_text
@@ -27,13 +26,13 @@ if TYPE_CHECKING:
 #: A tree entry's mode bits that say what it names (``S_IFMT``), and a tree's.
 _TYPE_BITS = 0o170000
 _TREE = 0o040000
+#: The types git reads an entry's object as a blob for (``canon_mode``): regular files
+#: and symlinks; any other is a submodule's commit.
+_BLOBS = frozenset({0o100000, 0o120000})
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Entry:
-    mode: int
-    name: bytes
-    object_id: str
+#: A tree entry: its mode, name and object id.
+Entry = tuple[int, bytes, str]
 
 
 def tree_entries(data: bytes, id_length: int) -> list[Entry] | None:
@@ -51,7 +50,7 @@ def tree_entries(data: bytes, id_length: int) -> list[Entry] | None:
             mode = int(data[position:space], 8)
         except ValueError:
             return None
-        entries.append(Entry(mode, data[space + 1 : nul], data[nul + 1 : end].hex()))
+        entries.append((mode, data[space + 1 : nul], data[nul + 1 : end].hex()))
         position = end
     return entries
 
@@ -64,6 +63,9 @@ class TreeNames:
         self._load = trees
         self._trees: Mapping[str, bytes] | None = None
         self.visited: set[str] = set()
+        #: The blobs the visited trees name (regular files and symlinks; a submodule's
+        #: commit is no object of this repository).
+        self.blobs: set[str] = set()
         #: Full paths judged so far: a path that every new version of a tree repeats
         #: is judged once.
         self.judged: set[bytes] = set()
@@ -89,13 +91,16 @@ class TreeNames:
                 yield from fragments(PATH_NAME, {1: text}, info, ref)
                 continue
             lines = {}
-            for number, entry in enumerate(entries, start=1):
-                path = under + entry.name
+            for number, (mode, name, object_id) in enumerate(entries, start=1):
+                path = under + name
                 if path not in self.judged:
                     self.judged.add(path)
                     lines[number] = path + b"\n"
-                if entry.mode & _TYPE_BITS == _TREE:
-                    pending.append((entry.object_id, path + b"/"))
+                kind = mode & _TYPE_BITS
+                if kind == _TREE:
+                    pending.append((object_id, path + b"/"))
+                elif kind in _BLOBS:
+                    self.blobs.add(object_id)
             yield from fragments(PATH_NAME, lines, info, ref)
 
 

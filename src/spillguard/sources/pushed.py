@@ -15,12 +15,12 @@ What git stores is judged, not what ``git log`` shows of it:
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from spillguard.core.decode import readings, skipped, unread_reason
-from spillguard.core.errors import GitError
-from spillguard.core.models import CommitInfo, CommitWalked, Fragment
+from spillguard.core.errors import GitError, missing_object
+from spillguard.core.models import CommitInfo, CommitWalked, Fragment, is_zero_id
+from spillguard.sources.gitcli import cat_objects, git_output
 from spillguard.sources.gitdiff import iter_commits_fast
 from spillguard.sources.names import TreeNames, ref_name_items
 from spillguard.sources.rawobjects import (
@@ -31,8 +31,7 @@ from spillguard.sources.rawobjects import (
     commit_tree,
     tag_items,
 )
-from spillguard.sources.received_cli import iter_tagged_objects, pushed_tips
-from spillguard.sources.staged_cli import blob_contents
+from spillguard.sources.received_cli import Tip, iter_tagged_objects
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -46,38 +45,62 @@ if TYPE_CHECKING:
 _RENDERED = frozenset({COMMIT_MESSAGE, COMMIT_AUTHOR})
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class PushPlan:
-    """What to read: the commits to judge, the objects carried, the updates."""
+    """What to read: the updates, the commits to judge, the objects carried. A plain
+    class, as ``received_cli.Tip`` is."""
 
-    git_dir: str
-    updates: tuple[RefUpdate, ...]
-    commits: Sequence[CliCommit]
-    carried: Carried
-    max_size: int
-    #: Judge the objects no pushed ref reaches (``on_unreachable = "judge"``).
-    unreached: bool = False
+    __slots__ = ("carried", "commits", "git_dir", "listed", "max_size", "unreached", "updates")
+
+    def __init__(  # noqa: PLR0913 - one field each
+        self,
+        *,
+        git_dir: str,
+        updates: tuple[RefUpdate, ...],
+        commits: Sequence[CliCommit],
+        listed: Sequence[str],
+        carried: Carried,
+        max_size: int,
+        unreached: bool = False,
+    ) -> None:
+        self.git_dir = git_dir
+        self.updates = updates
+        self.commits = commits
+        #: Every commit git listed as new, those left unjudged too (the cap, a token).
+        self.listed = listed
+        self.carried = carried
+        self.max_size = max_size
+        #: Judge the objects no pushed ref reaches (``on_unreachable = "judge"``).
+        self.unreached = unreached
 
 
 def push_items(plan: PushPlan) -> Source:
     """Every item of the push, in the order the module doc gives."""
     raw = _Raw(plan.git_dir)
-    raw.read([each.info.id for each in plan.commits])
+    pushed = [update for update in plan.updates if not is_zero_id(update.new)]
+    # One git reads the commits, the pushed objects and what they peel to, and the
+    # quarantine's trees (without one, the trees are known only once git walks them).
+    quarantined = plan.carried.quarantined_trees()
+    tips = [name for update in pushed for name in (update.new, f"{update.new}^{{}}")]
+    raw.read([*(each.info.id for each in plan.commits), *(quarantined or ()), *tips])
 
     def trees() -> dict[str, bytes]:  # once the first commit is judged: a failure keeps it
-        ids = [oid for oid, kind in plan.carried.kinds.items() if kind == "tree"]
-        raw.read(ids)
+        ids = quarantined
+        if ids is None:
+            ids = [oid for oid, kind in plan.carried.kinds.items() if kind == "tree"]
+            raw.read(ids)
         return {oid: raw.data[oid] for oid in ids}
 
     names = TreeNames(trees)
     yield from _commit_items(plan, raw.data, names)
-    tips = pushed_tips(plan.git_dir, plan.updates)
-    yield from iter_tagged_objects(plan.git_dir, plan.updates, max_size=plan.max_size, tips=tips)
-    for tip in tips:
+    peeled = [raw.tip(update) for update in pushed]
+    yield from iter_tagged_objects(plan.git_dir, plan.updates, max_size=plan.max_size, tips=peeled)
+    for tip in peeled:
         if tip.peeled_kind == "tree":
             prefix = tip.ref.encode("utf-8", "surrogateescape") + b":"
             yield from names.items(tip.peeled, prefix=prefix, info=None, ref=tip.ref)
     yield from ref_name_items(plan.updates)
+    plan.carried.account([*plan.listed, *(update.new for update in pushed)])
+    plan.carried.account([*names.visited, *names.blobs])
     if plan.unreached:
         kinds = plan.carried.kinds
         raw.read([oid for oid in plan.carried.unreached if kinds[oid] != "tree"])
@@ -85,18 +108,32 @@ def push_items(plan: PushPlan) -> Source:
 
 
 class _Raw:
-    """The bytes of the push's objects, each request read by one ``git cat-file --batch``."""
+    """The push's objects, each request read by one ``git cat-file --batch``."""
 
     def __init__(self, git_dir: str) -> None:
         self._git_dir = git_dir
+        #: Content by name (an id, or ``ID^{}``), and each name's id and type.
         self.data: dict[str, bytes] = {}
+        self._found: dict[str, tuple[str, str]] = {}
 
-    def read(self, ids: Sequence[str]) -> None:
-        wanted = [oid for oid in dict.fromkeys(ids) if oid not in self.data]
-        found = blob_contents(self._git_dir, wanted)
-        if found is None:
-            raise GitError("git could not read the pushed objects")
-        self.data.update(found)
+    def read(self, names: Sequence[str]) -> None:
+        wanted = [name for name in dict.fromkeys(names) if name not in self.data]
+        if not wanted:
+            return
+        asked = "".join(f"{name}\n" for name in wanted).encode()
+        output = git_output(self._git_dir, "cat-file", "--batch", stdin=asked)
+        found = cat_objects(output, wanted)
+        missing = next((name for name in wanted if name not in found), None)
+        if missing is not None:
+            raise GitError(missing_object(missing))
+        for name, (object_id, kind, content) in found.items():
+            self.data[name] = content
+            self._found[name] = (object_id, kind)
+
+    def tip(self, update: RefUpdate) -> Tip:
+        """The pushed object of ``update``: its type, and what it peels to."""
+        peeled, peeled_kind = self._found[f"{update.new}^{{}}"]
+        return Tip(update.ref, self._found[update.new][1], peeled, peeled_kind)
 
 
 def _commit_items(plan: PushPlan, raw: dict[str, bytes], names: TreeNames) -> Source:

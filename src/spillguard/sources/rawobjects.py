@@ -20,8 +20,6 @@ encoding. A tree's entry names are judged by ``sources.names``.
 from __future__ import annotations
 
 import codecs
-import dataclasses
-import re
 from typing import TYPE_CHECKING
 
 from spillguard.sources.diffparse import commit_info_from, fragments, seconds
@@ -55,30 +53,21 @@ PSEUDO_PATHS = frozenset(
     }
 )
 
-_OBJECT_ID = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+#: A SHA-1's and a SHA-256's hex digits.
+_ID_LENGTHS = (40, 64)
 #: The encodings git leaves as they are (``same_encoding``: UTF-8 under either name).
 _UTF8 = frozenset({"utf-8", "utf8"})
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Parsed:
+def parse(data: bytes) -> tuple[dict[int, bytes], bytes]:
     """An object's header lines by their line number (from 1, each with its newline),
-    the line its message starts on, and its message."""
-
-    headers: dict[int, bytes]
-    message_line: int
-    message: bytes
-
-
-def parse(data: bytes) -> Parsed:
-    """Header lines up to the first empty line, and the message after it (none when
-    the object has no empty line: git reads it all as headers)."""
+    up to the first empty line, and the message after it (none when the object has no
+    empty line: git reads it all as headers)."""
     head, blank, message = data.partition(b"\n\n")
     if not blank and head.endswith(b"\n"):
         head = head[:-1]
     lines = head.split(b"\n") if head else []
-    headers = {number: line + b"\n" for number, line in enumerate(lines, start=1)}
-    return Parsed(headers=headers, message_line=len(lines) + 2, message=message)
+    return {number: line + b"\n" for number, line in enumerate(lines, start=1)}, message
 
 
 def _key(line: bytes) -> bytes:
@@ -87,7 +76,12 @@ def _key(line: bytes) -> bytes:
 
 def _well_formed(line: bytes, key: bytes) -> bool:
     """``KEY <object id>`` and nothing else: a line that names an object git reads."""
-    return line.startswith(key + b" ") and bool(_OBJECT_ID.fullmatch(line[len(key) + 1 : -1]))
+    value = line[len(key) + 1 : -1]
+    return (
+        line.startswith(key + b" ")
+        and len(value) in _ID_LENGTHS
+        and not value.strip(b"0123456789abcdef")
+    )
 
 
 def commit_tree(data: bytes) -> str | None:
@@ -104,8 +98,8 @@ def commit_items(
 
     ``info`` is the commit as the listing described it; None makes one from the bytes.
     """
-    parsed = parse(data)
-    lines = list(parsed.headers.items())
+    headers, message = parse(data)
+    lines = list(headers.items())
     # commit.c: the tree on the first line, then the parents, in a row
     skip = 1 if lines and _well_formed(lines[0][1], b"tree") else 0
     while skip < len(lines) and _well_formed(lines[skip][1], b"parent"):
@@ -119,8 +113,8 @@ def commit_items(
         else:
             others[number] = line
     if info is None:
-        info = _info(object_id, people, parsed.message)
-    texts = {COMMIT_MESSAGE: {1: parsed.message}, COMMIT_AUTHOR: people, COMMIT_HEADER: others}
+        info = _info(object_id, people, message)
+    texts = {COMMIT_MESSAGE: {1: message}, COMMIT_AUTHOR: people, COMMIT_HEADER: others}
     yield from _judged(texts, others, info, ref)
 
 
@@ -159,13 +153,13 @@ def tag_target(data: bytes) -> tuple[str, str] | None:
 def tag_items(object_id: str, data: bytes, ref: str | None) -> Iterator[Fragment]:
     """What a tag stores, as fragments: its message and every header line but the
     first ``object`` and ``type`` lines git follows (its name, its tagger, any other)."""
-    parsed = parse(data)
-    lines = list(parsed.headers.items())
+    headers, message = parse(data)
+    lines = list(headers.items())
     others = dict(lines[2:] if tag_target(data) is not None else lines)
     tagger = next((line for line in others.values() if _key(line) == b"tagger"), b"")
     name, email, when = person(tagger.partition(b" ")[2])
-    info = commit_info_from(object_id, name, email, when, parsed.message)
-    texts = {TAG_MESSAGE: {1: parsed.message}, TAG_HEADER: others}
+    info = commit_info_from(object_id, name, email, when, message)
+    texts = {TAG_MESSAGE: {1: message}, TAG_HEADER: others}
     yield from _judged(texts, others, info, ref)
 
 

@@ -145,36 +145,25 @@ def iter_tree_cli(git_dir: str, tree: str, *, max_size: int, prefix: str = "") -
             yield item
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class Tip:
-    """A pushed ref's new object: its type, and the id and type of what it peels to."""
+    """A pushed ref's new object: its type, and the id and type of what it peels to
+    (``sources.pushed`` reads them). A plain class: a hook defines it on every push,
+    and a dataclass or NamedTuple costs code generated at import."""
 
-    ref: str
-    kind: str
-    peeled: str
-    peeled_kind: str
+    __slots__ = ("kind", "peeled", "peeled_kind", "ref")
 
-
-def pushed_tips(git_dir: str, updates: Iterable[RefUpdate]) -> list[Tip]:
-    """Each pushed object's type and what it peels to (deletions left out), by one git."""
-    pushed = [update for update in updates if not is_zero_id(update.new)]
-    if not pushed:
-        return []
-    names = "".join(f"{update.new}\n{update.new}^{{}}\n" for update in pushed).encode()
-    listed = git_output(git_dir, "cat-file", "--batch-check", stdin=names).decode().splitlines()
-    kinds = [line.split(" ") for line in listed]
-    return [
-        Tip(ref=update.ref, kind=own[1], peeled=peeled[0], peeled_kind=peeled[1])
-        for update, own, peeled in zip(pushed, kinds[::2], kinds[1::2], strict=True)
-    ]
+    def __init__(self, ref: str, kind: str, peeled: str, peeled_kind: str) -> None:
+        self.ref = ref
+        self.kind = kind
+        self.peeled = peeled
+        self.peeled_kind = peeled_kind
 
 
 def iter_tagged_objects(
-    git_dir: str, updates: Iterable[RefUpdate], *, max_size: int, tips: list[Tip] | None = None
+    git_dir: str, updates: Iterable[RefUpdate], *, max_size: int, tips: Sequence[Tip]
 ) -> Iterator[SourceItem]:
     """What every annotated tag pushed stores, and the whole content of every tree or
-    blob a tag names (no commit carries them); ``tips``: ``pushed_tips``, if known."""
-    tips = pushed_tips(git_dir, updates) if tips is None else tips
+    blob a tag names (no commit carries them); ``tips``: each pushed update's object."""
     pushed = [update for update in updates if not is_zero_id(update.new)]
     tags = [(u.new, u.ref) for u, tip in zip(pushed, tips, strict=True) if tip.kind == "tag"]
     yield from tag_messages(git_dir, tags)

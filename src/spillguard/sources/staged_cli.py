@@ -39,7 +39,7 @@ from spillguard.sources.diffparse import (
     run_diff_tree,
     starts_wide,
 )
-from spillguard.sources.gitcli import run_git
+from spillguard.sources.gitcli import cat_objects, run_git
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 
 if TYPE_CHECKING:
@@ -420,17 +420,11 @@ def blob_contents(git_dir: str, names: Sequence[str]) -> dict[str, bytes] | None
     output = run_git(f"--git-dir={git_dir}", "cat-file", "--batch", stdin=_lines(names))
     if output is None:
         return None
-    contents = {}
-    position = 0
-    for name in names:
-        header_end = output.index(b"\n", position)
-        header = output[position:header_end].split(b" ")
-        if len(header) != len(("id", "type", "size")):  # "<name> missing"
-            raise GitError(missing_object(name))
-        size = int(header[2])
-        contents[name] = output[header_end + 1 : header_end + 1 + size]
-        position = header_end + 1 + size + 1
-    return contents
+    found = cat_objects(output, names)
+    missing = next((name for name in names if name not in found), None)
+    if missing is not None:
+        raise GitError(missing_object(missing))
+    return {name: content for name, (_, _, content) in found.items()}
 
 
 def _lines(names: Iterable[str]) -> bytes:
