@@ -263,6 +263,9 @@ PLACES: dict[str, Callable[[World, str, str], Place]] = {
     "commit-message-utf16-header": _encoded("UTF-16LE", "ascii"),
     "commit-message-utf16-stored": _encoded("UTF-16LE", "utf-16-le"),
     "commit-message-latin1": _encoded("ISO-8859-1", "latin-1"),
+    # codecs that are no text encoding, or that raise whatever the errors asked
+    "commit-message-rot13": _encoded("rot13", "ascii"),
+    "commit-message-idna": _encoded("idna", "ascii"),
     "merge-message-after-nul": _merge,
     "merge-new-file": _merge_file,
     "tag-name": _tag("name"),

@@ -187,7 +187,17 @@ def _decoder(headers: dict[int, bytes]) -> Callable[[bytes], bytes] | None:
     if named is None or named.decode("ascii", "replace").lower() in _UTF8:
         return None
     try:
-        codec = codecs.lookup(named.decode("ascii", "replace")).name
-    except LookupError:
+        found = codecs.lookup(named.decode("ascii", "replace"))
+    except (LookupError, ValueError):
         return None
-    return lambda data: data.decode(codec, "replace").encode("utf-8", "surrogatepass")
+    # rot13, base64, zlib: codecs of bytes to bytes, none of which git's iconv knows
+    if not found._is_text_encoding:  # noqa: SLF001 - codecs has no public test for it
+        return None
+
+    def decoded(data: bytes) -> bytes:
+        try:
+            return data.decode(found.name, "replace").encode("utf-8", "surrogatepass")
+        except (UnicodeError, ValueError):  # idna and punycode raise whatever the errors
+            return data
+
+    return decoded
