@@ -36,6 +36,9 @@ class Answer:
     headers: dict[str, str] = dataclasses.field(default_factory=dict)
     #: Seconds to wait before answering (a slow server); the server's shutdown ends it.
     delay: float = 0.0
+    #: Seconds between the bytes of the whole answer (status line, headers, body): a
+    #: server that drips, never idle long enough for a read's timeout.
+    drip: float = 0.0
     #: How the body is delimited: "length" (Content-Length), "keep-alive" (HTTP/1.1,
     #: Content-Length, the connection left open whatever the client asked), "chunked"
     #: (HTTP/1.1 chunked transfer encoding) or "close" (HTTP/1.0: the body ends when the
@@ -210,6 +213,9 @@ class _Handler(BaseHTTPRequestHandler):
         return None
 
     def _send(self, answer: Answer) -> None:
+        if answer.drip:
+            self._drip(answer)
+            return
         if answer.framing in ("chunked", "keep-alive"):
             self.protocol_version = "HTTP/1.1"
         self.send_response(answer.status)
@@ -231,6 +237,18 @@ class _Handler(BaseHTTPRequestHandler):
                 piece = answer.body[start : start + 7]
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
             self.wfile.write(b"0\r\n\r\n")
+
+    def _drip(self, answer: Answer) -> None:
+        head = f"HTTP/1.0 {answer.status} Dripping\r\n" + "".join(
+            f"{name}: {value}\r\n" for name, value in answer.headers.items()
+        )
+        data = f"{head}Content-Length: {len(answer.body)}\r\n\r\n".encode() + answer.body
+        with contextlib.suppress(OSError):
+            for index in range(len(data)):
+                self.wfile.write(data[index : index + 1])
+                self.wfile.flush()
+                if self.server.app.stop.wait(answer.drip):
+                    return
 
 
 def _json(value: Any) -> Answer:

@@ -255,7 +255,114 @@ def test_a_long_retry_after_fails_at_once(work, app, url, capsys, previous_cache
 def test_a_slow_answer_times_out(work, app, url, capsys, previous_cache) -> None:
     app.then("/rest/security/1.0/rules", Answer(0, delay=30))
     err = failed_sync(capsys, url, work, previous_cache, *CODE_HOSTING, "--timeout", "0.3")
-    assert "no answer within 0.3 s" in err
+    assert "no complete answer within 0.3 s" in err
+
+
+def test_a_server_that_drips_is_cut_at_the_timeout(work, app, url, capsys, previous_cache) -> None:
+    """One byte every 50 ms: no read waits long, but the exchange outlasts its timeout."""
+    app.then("/rest/security/1.0/rules", Answer(200, b"[" + b" " * 600 + b"]", drip=0.05))
+    err = failed_sync(capsys, url, work, previous_cache, *CODE_HOSTING, "--timeout", "1")
+    assert err == "spillguard: error: GET /rest/security/1.0/rules: no complete answer within 1 s\n"
+
+
+RULES_PATH = "/rest/security/1.0/rules"
+
+
+def _json_answer(value: object) -> Answer:
+    return Answer(200, json.dumps(value).encode(), {"Content-Type": "application/json"})
+
+
+def _many_rules(count: int) -> list[dict[str, object]]:
+    return [{"name": f"Team rule {n}", "regexp": f"tr{n}_[A-Za-z0-9]{{32}}"} for n in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (Answer(200, b"[" * 200_000 + b"]" * 200_000), "nested more than 32 levels deep"),
+        (Answer(200, b"[" + b"{}," * 1_000_000 + b"{}]"), "more than 1000000 JSON values"),
+        (_json_answer(_many_rules(5_001)), "more than 5000 rules in the rule list"),
+        (_json_answer([{"name": "x" * 300, "regexp": "tr_[a-z]{32}"}]), "rule name of 300 char"),
+    ],
+    ids=["deep", "values", "rules", "name"],
+)
+def test_an_answer_over_the_limits_is_refused_in_one_line_and_the_cache_kept(
+    work, app, url, capsys, previous_cache, answer: Answer, expected: str
+) -> None:
+    app.then(RULES_PATH, answer)
+    err = failed_sync(capsys, url, work, previous_cache)
+    assert expected in err, err
+
+
+def test_rules_across_pages_are_capped_too(work, app, url, capsys, previous_cache) -> None:
+    app.rules, app.paging, app.page_size = _many_rules(5_001), "start", 1_000
+    err = failed_sync(capsys, url, work, previous_cache)
+    assert "more than 5000 rules in the rule list" in err
+
+
+def test_too_many_reviewed_lines_are_refused(work, app, url, capsys, previous_cache) -> None:
+    app.reviewed = [(f"itk_{n:032d}", "Internal token") for n in range(100_001)]
+    err = failed_sync(capsys, url, work, previous_cache)
+    assert f"{EXPORT_PATH}: more than 100000 reviewed lines" in err
+
+
+def test_a_huge_custom_rule_is_not_applied_and_named(work, app, url, capsys) -> None:
+    """A rule every scan would compile (a 3 MB one cost each commit 40 s): left out,
+    and named as the rules local validation refuses are."""
+    huge = "itk_(?:" + "|".join(f"x{n:05d}" for n in range(3_000)) + ")"
+    app.rules = [*app.rules, {"name": "Huge", "regexp": huge, "hardcoded": False}]
+    code, _, err = sync(capsys, url)
+    assert code == 0
+    assert "server custom rule HUGE: regexp of 21007 characters, longer than the 16384" in err
+    data = cache(work)
+    assert "HUGE" not in {rule["name"] for rule in data["rules"]}
+    assert [rule["name"] for rule in data["refused"]] == ["HUGE"]
+    assert huge not in cache_path(work.path, os.environ).read_text()
+
+
+def test_a_page_of_twenty_million_objects_is_refused_in_bounded_memory(work, app, url) -> None:
+    """It made sync peak at 15 GB; now it is refused before it is parsed. The child may
+    not take more than 1 GB (the limit protects this machine if it tried)."""
+    import resource
+    import subprocess
+    import sys
+
+    app.then(RULES_PATH, Answer(200, b"[" + b"{}," * 20_000_000 + b"{}]"))
+    probe = (
+        "import resource, sys\n"
+        "from spillguard.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+
+    def bounded() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    argv = [arg.format(url=url) for arg in CODE_HOSTING]
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "sync", *argv],
+        capture_output=True,
+        text=True,
+        preexec_fn=bounded,
+        check=False,
+    )
+    assert done.returncode == 3, done.stderr
+    message, peak = done.stderr.splitlines()
+    assert "more than 1000000 JSON values" in message
+    assert int(peak) < 400 * 1024  # kilobytes
+
+
+def test_escape_sequences_in_server_rule_names_reach_the_terminal_as_text(
+    work, app, url, capsys
+) -> None:
+    app.rules = [{**CUSTOM, "name": "Internal \x1b]0;owned\x07token\x1b[2J"}]
+    assert sync(capsys, url)[0] == 0
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert "server: Internal \\x1b]0;owned\\x07token\\x1b[2J (enabled)" in out
 
 
 def test_a_redirect_is_not_followed(work, app, url, capsys, previous_cache) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import email.utils
 import sys
 import time
@@ -120,6 +121,8 @@ def test_credentials_never_show_in_a_repr() -> None:
             b'{"restErrorTitle": "Bad", "violations": [{"fieldName": null, "message": null}]}',
             "GET /x: HTTP 404 Not Found: Bad; ?:",
         ),
+        # Nested past any parser's stack (it was an internal RecursionError): an excerpt.
+        (b"[" * 60_000, "GET /x: HTTP 404 Not Found: (no error body) " + "[" * 117 + "..."),
     ],
 )
 def test_error_messages(body: bytes, expected: str) -> None:
@@ -281,3 +284,67 @@ def test_an_export_page_echoing_the_header_shows_no_part_of_it(
         err = capsys.readouterr().err
         assert "no matchText column" in err, err
         assert not {part for part in SPACED_PARTS if part in err}, (pad, err)
+
+
+def test_a_server_that_drips_its_answer_is_cut_at_the_deadline(
+    app: FakeApp, client: ClientSettings
+) -> None:
+    """A byte every 50 ms never trips a read's timeout; the whole exchange has one."""
+    from testing.fake_server import JSON_TYPE
+
+    app.then(RULES.path, Answer(200, b"[]" + b" " * 400, {"Content-Type": JSON_TYPE}, drip=0.05))
+    settings = dataclasses.replace(client, timeout=1.0)
+    with pytest.raises(
+        SyncError, match=r"^GET /rest/security/1.0/rules: no complete answer within 1 s$"
+    ):
+        request(settings, RULES)
+
+
+#: A password that every escaping changes: a slash, a plus, a quote, an accent, an ampersand.
+SPECIAL = expand('pw/{rand:Aa0:10}+"é&{rand:Aa0:10}', "special-password")
+SPECIAL_TOKEN = base64.b64encode(f"ada:{SPECIAL}".encode()).decode()
+
+
+def other_forms(secret: str, token: str) -> dict[str, str]:
+    """The credentials as a server may echo them in another form than they were sent."""
+    import json
+    from urllib.parse import quote
+
+    wrapped = "\n".join(token[start : start + 8] for start in range(0, len(token), 8))
+    return {
+        "percent-encoded": quote(secret, safe=""),
+        "JSON-escaped": json.dumps(secret),
+        "JSON-escaped, slashes too": json.dumps(secret).replace("/", "\\/"),
+        "upper-cased": secret.upper(),
+        "upper-cased, percent-encoded": quote(secret, safe="").upper(),
+        "the header, wrapped": f"Authorization: Basic {wrapped}",
+        "the token, wrapped": wrapped,
+        "the password in base64": base64.b64encode(secret.encode()).decode(),
+        "the password in base64 with spaces": " ".join(base64.b64encode(secret.encode()).decode()),
+    }
+
+
+@pytest.mark.parametrize("form", list(other_forms(SPECIAL, SPECIAL_TOKEN)))
+def test_credentials_echoed_in_another_form_are_scrubbed_too(app: FakeApp, form: str) -> None:
+    """docs/sync.md: no part of a credential reaches the terminal, however it comes back."""
+    app.password = SPECIAL
+    credentials = find_credentials(
+        "127.0.0.1", bearer=False,
+        environ={"SPILLGUARD_USERNAME": "ada", "SPILLGUARD_PASSWORD": SPECIAL},
+    )  # fmt: skip
+    echoed = other_forms(SPECIAL, SPECIAL_TOKEN)[form]
+    with serve(app) as url:
+        client = ClientSettings(server=url, authorization=credentials.authorization,
+                                secrets=credentials.secrets, max_tries=1)  # fmt: skip
+        app.then(RULES.path, Answer(502, f"you sent {echoed}".encode()))
+        with pytest.raises(SyncError) as caught:
+            request(client, RULES)
+        app.then(RULES.path, Answer(400, f"<p>you sent {echoed}</p>".encode()))
+        with pytest.raises(SyncError) as cut:
+            request(client, RULES)
+    for shown in (str(caught.value), str(cut.value)):
+        assert "you sent " in shown, shown
+        assert "****" in shown, shown
+        secret = echoed.removeprefix("Authorization: Basic ").replace("\n", "")
+        leaked = {part for part in fragments(secret) if part in shown}
+        assert not leaked, shown

@@ -69,12 +69,15 @@ def server_view(root: str, *, offline: bool) -> ServerView:
 
 
 def _server_column(rule: Rule, view: ServerView) -> str:
+    from spillguard.report.sanitize import clean_name
+
     if not view.synced:
         return ""
     found = view.states.get(rule.name)
     if found is None:
         return "  server: -" if rule.kind == "custom" else "  server: not listed"
-    return f"  server: {found[0]} ({'enabled' if found[1] else 'disabled'})"
+    # The server's own spelling of the rule: server text, never a terminal's command.
+    return f"  server: {clean_name(found[0])} ({'enabled' if found[1] else 'disabled'})"
 
 
 def _write_text(stream: TextIO, rules: tuple[Rule, ...], view: ServerView) -> None:
@@ -96,7 +99,8 @@ def _write_text(stream: TextIO, rules: tuple[Rule, ...], view: ServerView) -> No
         stream.write("\nserver rules not applied here (no local rule stands for them):\n")
     for item in view.missing:
         state = "enabled" if item["enabled"] else "disabled"
-        stream.write(f"  {clean_name(item['name'])}  {item['kind']}  {state}  {item['reason']}\n")
+        reason = clean(str(item["reason"]))
+        stream.write(f"  {clean_name(item['name'])}  {item['kind']}  {state}  {reason}\n")
 
 
 def run_rules_command(options: RulesOptions) -> int:

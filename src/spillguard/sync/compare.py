@@ -87,6 +87,7 @@ def fetch_scan(
 
     from spillguard.sync.fetch import json_answer
     from spillguard.sync.http import Call, request
+    from spillguard.sync.limits import MAX_ITEMS, check_count
 
     found: list[Any] = []
     previous: list[Any] | None = None
@@ -101,6 +102,7 @@ def fetch_scan(
             break
         actual = payload.get("actual") if isinstance(payload.get("actual"), bool) else None
         found.extend(lines)
+        check_count(len(found), MAX_ITEMS, "invalid lines in the scan result", f"GET {path}")
         if len(lines) < PAGE:
             break
         previous = lines

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from spillguard.core.errors import SyncError
 from spillguard.sync.http import encoding_of
+from spillguard.sync.limits import MAX_REVIEWED, check_count
 from spillguard.sync.messages import scrub_cut
 
 if TYPE_CHECKING:
@@ -73,8 +74,12 @@ def parse_reviewed_csv(
     if text.rstrip().rpartition("\n")[2].strip().strip('"') == CANCELLED:
         raise SyncError(f"{where}: the server cancelled the export ({CANCELLED!r})")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[list[str]] = []
     try:
-        rows = [row for row in reader if row]
+        for row in filter(None, reader):
+            rows.append(row)
+            # The header and one row more than taken: refused before the rest is read.
+            check_count(len(rows) - 1, MAX_REVIEWED, "reviewed lines", where)
     except csv.Error as error:
         raise SyncError(f"{where}: malformed CSV at line {reader.line_num}: {error}") from None
     if not rows:
@@ -146,5 +151,6 @@ def reviewed_lines(
     for name, data in entries:
         lines, with_rule = parse_reviewed_csv(_decode(data, name), name, scope)
         found.extend(lines)
+        check_count(len(found), MAX_REVIEWED, "reviewed lines", where)
         has_rule = with_rule if has_rule is None else (has_rule or bool(with_rule))
     return found, has_rule

@@ -23,6 +23,7 @@ from spillguard.sync.http import (
     encoding_of,
     request,
 )
+from spillguard.sync.limits import MAX_ITEMS, MAX_REVIEWED, LimitError, check_count, load_json
 from spillguard.sync.messages import excerpt
 from spillguard.sync.rules import (
     items_of,
@@ -79,10 +80,10 @@ class Fetched:
 def json_answer(response: Response, call: Call, secrets: Sequence[str] = ()) -> Any:
     """The answer's JSON; an answer that is not (a proxy's page) is an error showing its
     start, with ``secrets`` (the credentials sent) scrubbed from it."""
-    import json
-
     try:
-        return json.loads(response.body.decode(encoding_of(response.body, response.charset)))
+        return load_json(response.body, encoding_of(response.body, response.charset), call.where)
+    except LimitError:
+        raise
     except (UnicodeDecodeError, ValueError):
         raise SyncError(
             f"{call.where}: the answer is not JSON ({response.content_type}): "
@@ -116,11 +117,13 @@ class _Fetcher:
         payload = self.get_json(path, permission)
         found = list(items_of(payload, what))
         for _ in range(MAX_PAGES - 1):
+            check_count(len(found), MAX_ITEMS, f"items in the {what} answer", f"GET {path}")
             query = next_page(payload)
             if query is None:
                 return found
             payload = self.get_json(f"{path}?{urlencode(query)}", permission)
             found.extend(items_of(payload, what))
+        check_count(len(found), MAX_ITEMS, f"items in the {what} answer", f"GET {path}")
         if next_page(payload) is None:
             return found
         raise SyncError(f"GET {path}: the {what} answer has more than {MAX_PAGES} pages")
@@ -166,6 +169,7 @@ def _read_reviewed(
         if more is not None:
             entries |= more
             read.append(what)
+            check_count(len(entries), MAX_REVIEWED, "reviewed lines", f"the {what} export")
     found = [{"digest": digest, "rule": rule} for digest, rule in sorted(entries, key=str)]
     return found, has_rule, read
 

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     import urllib.request
     from collections.abc import Callable
 
+    from spillguard.sync.deadline import Deadline
+
 #: Retried with backoff (the server or a proxy in front of it is briefly unavailable).
 RETRY_STATUSES = frozenset({502, 503, 504})
 TOO_MANY_REQUESTS = 429
@@ -158,9 +160,11 @@ def _build(settings: ClientSettings, call: Call) -> urllib.request.Request:
     return req
 
 
-def _opener(settings: ClientSettings) -> urllib.request.OpenerDirector:
+def _opener(settings: ClientSettings, deadline: Deadline) -> urllib.request.OpenerDirector:
     import ssl
     import urllib.request
+
+    from spillguard.sync.deadline import handlers
 
     class _NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *_: object) -> None:
@@ -170,17 +174,39 @@ def _opener(settings: ClientSettings) -> urllib.request.OpenerDirector:
         context = ssl.create_default_context(cafile=settings.ca_bundle)
     except (OSError, ssl.SSLError) as error:
         raise SyncError(f"CA bundle {settings.ca_bundle}: cannot load: {error}") from None
-    return urllib.request.build_opener(_NoRedirect(), urllib.request.HTTPSHandler(context=context))
+    return urllib.request.build_opener(_NoRedirect(), *handlers(deadline, context))
 
 
 def _send(settings: ClientSettings, call: Call, attempt: int) -> Response:
+    """One exchange, all of it (connecting, the headers, the body) within the timeout."""
+    from spillguard.sync.deadline import Deadline
+
+    deadline = Deadline(settings.timeout)
+    try:
+        return _exchange(settings, call, attempt, deadline)
+    except (SyncError, _Retry):
+        if deadline.passed:
+            raise SyncError(_late(call, settings)) from None
+        raise
+    finally:
+        deadline.cancel()
+
+
+def _late(call: Call, settings: ClientSettings) -> str:
+    return f"{call.where}: no complete answer within {settings.timeout:g} s"
+
+
+def _exchange(settings: ClientSettings, call: Call, attempt: int, deadline: Deadline) -> Response:
+    import http.client
     import urllib.error
 
     req = _build(settings, call)
     where = call.where
     try:
-        with _opener(settings).open(req, timeout=settings.timeout) as answer:
+        with _opener(settings, deadline).open(req, timeout=settings.timeout) as answer:
             content = answer.read(MAX_BODY + 1)
+            if deadline.passed:  # the body was cut where the deadline shut the socket
+                raise SyncError(_late(call, settings))
             if len(content) > MAX_BODY:
                 raise SyncError(f"{where}: the answer is larger than {MAX_BODY} bytes")
             headers = answer.headers
@@ -190,10 +216,10 @@ def _send(settings: ClientSettings, call: Call, attempt: int) -> Response:
     except urllib.error.HTTPError as error:
         _raise_for_status(settings, error, call, attempt)
     except TimeoutError:
-        raise SyncError(f"{where}: no answer within {settings.timeout:g} s") from None
+        raise SyncError(_late(call, settings)) from None
     except urllib.error.URLError as error:
         raise SyncError(f"{where}: cannot reach the server: {_reason(error.reason)}") from None
-    except OSError as error:
+    except (OSError, http.client.HTTPException) as error:
         raise SyncError(f"{where}: connection failed: {_reason(error)}") from None
     except ValueError:
         # http.client quotes a refused header value, credentials included: say less.

@@ -8,6 +8,7 @@ cut in half at the limit through, partly or whole.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -42,10 +43,53 @@ def scrub_cut(text: str, limit: int, secrets: Sequence[str] = ()) -> str:
 
 
 def _without_credentials(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with each secret (longest first) and each Authorization value replaced."""
-    for secret in sorted(filter(None, secrets), key=len, reverse=True):
-        text = text.replace(secret, "****")
+    """``text`` with each secret, in every form a server may echo it, and each
+    Authorization value replaced."""
+    if any(secrets):
+        text = _echoes(tuple(secrets)).sub("****", text)
     return _AUTHORIZATION.sub(r"\1\2****", text)
+
+
+#: The shortest run of a secret's base64 found on its own: shorter ones are too common.
+_BASE64_CORE = 6
+_BASE64_END = r"(?:(?:\s*[A-Za-z0-9+/_-]){0,3}(?:\s*=)+)?"
+
+
+def _base64_forms(secret: str) -> set[str]:
+    """The secret's base64 as it reads inside a longer base64 text: at each of the three
+    alignments, the characters its bytes alone decide (``Basic`` of ``user:password``
+    holds the password's so), in the standard and the URL-safe alphabet."""
+    import base64
+
+    data = secret.encode("utf-8")
+    forms = set()
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + data).decode("ascii")
+        core = encoded[-(-4 * offset // 3) : 8 * (offset + len(data)) // 6]
+        if len(core) >= _BASE64_CORE:
+            forms |= {core, core.translate(str.maketrans("+/", "-_"))}
+    return forms
+
+
+@functools.lru_cache(maxsize=4)
+def _echoes(secrets: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for every form of the secrets a server may send back: as sent, upper-
+    or lower-cased, percent-encoded, JSON- or HTML-escaped, in base64, with blank space
+    (a line break of wrapped base64, a collapsed double space) anywhere inside."""
+    import html
+    import json
+    from urllib.parse import quote, quote_plus
+
+    forms: set[str] = set()
+    for secret in filter(None, secrets):
+        escaped = json.dumps(secret)[1:-1]
+        forms |= {secret, quote(secret, safe=""), quote_plus(secret), quote(secret), escaped,
+                  escaped.replace("/", "\\/"), json.dumps(secret, ensure_ascii=False)[1:-1],
+                  html.escape(secret)}  # fmt: skip
+        forms |= _base64_forms(secret)
+    spelled = [r"\s*".join(map(re.escape, form)) for form in sorted(forms, key=len, reverse=True)]
+    # Base64 ends in a character its last bytes share with the padding: taken with it.
+    return re.compile(f"(?:{'|'.join(spelled)}){_BASE64_END}", re.IGNORECASE)
 
 
 def _shorten(text: str, limit: int) -> str:
@@ -69,11 +113,11 @@ def _other_shape(data: dict[str, Any]) -> str | None:
 
 def error_body_detail(body: bytes) -> str | None:
     """The app's error body (restErrorTitle, restErrorDescription, violations) as text."""
-    import json
+    from spillguard.sync.limits import load_json
 
     try:
-        data: Any = json.loads(body.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError):
+        data: Any = load_json(body, "utf-8-sig", "the error body")
+    except (UnicodeDecodeError, ValueError):  # a LimitError too: shown as an excerpt
         return None
     if not isinstance(data, dict):
         return None

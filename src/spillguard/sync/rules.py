@@ -10,6 +10,7 @@ from spillguard.configuration import schema
 from spillguard.configuration.rules.server_names import local_rules
 from spillguard.core.errors import SyncError
 from spillguard.detection.rulecheck import RuleValidationError, compile_custom
+from spillguard.sync.limits import MAX_NAME, MAX_REGEXP, MAX_RULES, LimitError, check_count
 from spillguard.sync.messages import scrub, scrub_cut
 
 _NOT_NAME = re.compile(r"[^A-Za-z0-9]+")
@@ -113,11 +114,17 @@ class _Collector:
         self.notices: list[str] = []
         self.customs = 0
         self.with_blocking = 0
+        self.nameless = 0
 
     def add(self, item: Any) -> None:
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            self.notices.append("warning: a server rule without a name was ignored")
+            self.nameless += 1
             return
+        if len(item["name"]) > MAX_NAME:
+            raise LimitError(
+                f"the server's rule list: a rule name of {len(item['name'])} characters, more "
+                f"than the {MAX_NAME} spillguard takes"
+            )
         name = rule_name(item["name"])
         regexp = _regexp(item)
         custom = _marked_custom(item)
@@ -160,6 +167,11 @@ class _Collector:
             )
             return
         try:
+            if len(regexp) > MAX_REGEXP:
+                raise RuleValidationError(  # noqa: TRY301 - refused as validation refuses
+                    f"custom rule {name}: regexp of {len(regexp)} characters, longer than the "
+                    f"{MAX_REGEXP} spillguard takes (every scan would compile it)"
+                )
             compile_custom(name, regexp)
         except RuleValidationError as error:
             self.notices.append(f"warning: server {scrub(str(error), ())}; not used")
@@ -185,12 +197,21 @@ def parse_rules(payload: Any, builtin_names: frozenset[str]) -> SyncedRules:
     """The rule list answer: built-in states for known names, validated custom rules."""
     collector = _Collector(builtin_names)
     by_id: dict[str, str] = {}
-    for item in items_of(payload, "rule list"):
+    items = items_of(payload, "rule list")
+    check_count(len(items), MAX_RULES, "rules in the rule list", "the server's rule list")
+    for item in items:
         collector.add(item)
         named = isinstance(item, dict) and isinstance(item.get("name"), str)
         if named and item.get("id") is not None:
             by_id[str(item["id"])] = rule_name(item["name"])
     notices = list(collector.notices)
+    if collector.nameless:
+        count = collector.nameless
+        notices.append(
+            "warning: a server rule without a name was ignored"
+            if count == 1
+            else f"warning: {count} server rules without a name were ignored"
+        )
     if collector.unknown:
         notices.append(
             f"warning: {len(collector.unknown)} server built-in rules have no local equivalent "
@@ -209,8 +230,11 @@ def parse_rules(payload: Any, builtin_names: frozenset[str]) -> SyncedRules:
 def repository_rule_names(payload: Any) -> list[str]:
     """The rule names the server applies to one repository (the rule_types answer)."""
     items = items_of(payload, "rule_types")
+    check_count(len(items), MAX_RULES, "rule names", "the server's rule_types answer")
     # Names, as documented; a record with a name is read too.
     names = [item.get("name") if isinstance(item, dict) else item for item in items]
+    if any(isinstance(name, str) and len(name) > MAX_NAME for name in names):
+        raise LimitError(f"the server's rule_types answer: a rule name over {MAX_NAME} characters")
     return [rule_name(name) for name in names if isinstance(name, str)]
 
 
