@@ -557,6 +557,26 @@ def test_random_merges_are_the_same_item_for_item(random_merges, monkeypatch) ->
     assert any(isinstance(item, Skipped) and item.commit in merges for item in expected)
 
 
+def test_without_merge_diffs_a_merge_is_its_message_by_git_and_by_libgit2(merges, tmp_path) -> None:
+    """``--no-merge-diffs``: the full reading without the merges' own files, both ways."""
+    repo, commits = every_commit(merges.path)
+    ids = [str(commit.id) for commit in commits]
+    merge_ids = {str(commit.id) for commit in commits if len(commit.parents) > 1}
+    without = list(gitdiff.iter_commit_chunk(repo.path, ids, max_size=MAX_SIZE, merge_diffs=False))
+    expected = [
+        item
+        for item in simple(repo, commits)
+        if not (_of_a_file(item) and item.commit is not None and item.commit.id in merge_ids)
+    ]
+    assert without == expected
+    assert any(item.commit.id in merge_ids for item in without if isinstance(item, Fragment))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", str(tmp_path))
+        assert not gitdiff.usable()
+        by_libgit2 = gitdiff.iter_commit_chunk(repo.path, ids, max_size=MAX_SIZE, merge_diffs=False)
+        assert list(by_libgit2) == expected
+
+
 def test_merges_with_an_older_git_take_the_libgit2_path(merges, monkeypatch) -> None:
     repo, commits = every_commit(merges.path)
     monkeypatch.setattr(gitdiff, "combined_merges", lambda: False)

@@ -151,6 +151,35 @@ def test_merge_reports_only_lines_no_parent_had(repo: GitRepo, capsys) -> None:
     assert found(report) == sorted([(merge[:7], "conf.py", 1), (side[:7], "side.py", 1)])
 
 
+def test_no_merge_diffs_leaves_merges_own_lines_out_and_judges_their_messages(
+    repo: GitRepo, capsys
+) -> None:
+    """What ``git log -p`` shows and other scanners judge: a conflict resolved with a
+    key, and a merge that adds a file no parent has, are not judged; the merge's
+    message and every other commit are."""
+    repo.write("conf.py", "a = 1\nb = 2\n")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("side.py", f"s = '{key('side')}'\n")
+    repo.write("conf.py", "a = 'side'\nb = 2\n")
+    side = repo.commit("side")
+    repo.git("checkout", "-q", "main")
+    repo.write("conf.py", "a = 'main'\nb = 2\n")
+    repo.commit("main")
+    repo.git("merge", "-q", "side", "-m", "merge", check=False)  # conflicts on conf.py line 1
+    repo.write("conf.py", f"a = '{key('resolved')}'\nb = 2\n")
+    repo.write("evil.py", f"e = '{key('evil')}'\n")
+    repo.git("add", "evil.py")
+    merge = repo.commit(f"merge, with {key('message')} in its message")
+    _, full = scan(capsys, repo)
+    assert (merge[:7], "conf.py", 1) in found(full)
+    assert (merge[:7], "evil.py", 1) in found(full)
+    code, report = scan(capsys, repo, "--no-merge-diffs")
+    assert code == 1
+    assert found(report) == sorted([(merge[:7], "<commit message>", 1), (side[:7], "side.py", 1)])
+    assert report["summary"]["commits"] == full["summary"]["commits"] == 4
+
+
 def test_rename_reports_only_the_changed_lines(repo: GitRepo, capsys) -> None:
     lines = [f"line {n} with some text to keep it similar\n" for n in range(20)]
     repo.write("old.py", "".join(lines) + f"k = '{key('old')}'\n")

@@ -100,6 +100,16 @@ def _scan_arguments(scan: argparse.ArgumentParser) -> None:
             " at most 4 per CPU and one per chunk of 64 commits or files, whatever N says)"
         ),
     )
+    history.add_argument(
+        "--no-merge-diffs",
+        dest="merge_diffs",
+        action="store_false",
+        help=(
+            "leave out the lines merges add themselves (conflict resolutions), as git log -p"
+            " shows no merge's diff and other scanners judge none: faster where merges are"
+            " many; merges' messages are still judged"
+        ),
+    )
     filters = scan.add_argument_group("report filters (as the server's exports)")
     filters.add_argument(
         "--rule",
@@ -502,6 +512,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                 since=args.since,
                 until=args.until,
                 jobs=args.jobs,
+                merge_diffs=args.merge_diffs,
                 rules=tuple(args.rules),
                 include_reviewed=args.include_reviewed,
             )

@@ -42,6 +42,8 @@ class ScanOptions:
     until: str | None = None
     #: Worker processes for history scans; None: one per CPU.
     jobs: int | None = None
+    #: False: merges' own lines (their combined diffs) are not judged (``--no-merge-diffs``).
+    merge_diffs: bool = True
     #: Report filters, as the server's exports have them: only these rules' findings
     #: (empty: every rule's), and reviewed findings too.
     rules: tuple[str, ...] = ()

@@ -114,6 +114,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
         notices=config.notices,
         progress=progress,
         extra=tags,
+        merge_diffs=options.merge_diffs,
     )
 
 

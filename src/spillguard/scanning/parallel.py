@@ -117,8 +117,12 @@ def _repository(path: str) -> pygit2.Repository:
     return git.open_repository(path)
 
 
-def _commit_items(repo_path: str, max_size: int, commits: Sequence[str]) -> Source:
-    return iter_commit_chunk(repo_path, commits, max_size=max_size, opened=_repository)
+def _commit_items(
+    repo_path: str, max_size: int, merge_diffs: bool, commits: Sequence[str]
+) -> Source:
+    return iter_commit_chunk(
+        repo_path, commits, max_size=max_size, opened=_repository, merge_diffs=merge_diffs
+    )
 
 
 def _judge_chunk(job: _Job, part: Sequence[Any], scanner: Scanner) -> Tally:
@@ -251,11 +255,13 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
     notices: Iterable[str] = (),
     progress: Progress | None = None,
     extra: Iterable[SourceItem] = (),
+    merge_diffs: bool = True,
 ) -> ScanResult:
     """Judge the lines each commit adds, on ``jobs`` processes; same result as one.
-    ``extra`` (tag messages) is judged after the commits, in this process."""
+    ``extra`` (tag messages) is judged after the commits, in this process; without
+    ``merge_diffs``, merges' own lines are not (their messages are)."""
     started = time.monotonic()
-    items = functools.partial(_commit_items, repo_path, max_size)
+    items = functools.partial(_commit_items, repo_path, max_size, merge_diffs)
     job = _Job(ruleset=ruleset, items=items, native=native_matcher())
     shown = progress or NullProgress()
     total = _judge_parts(job, commits, jobs, on_finding=on_finding, shown=shown, noun="commits")

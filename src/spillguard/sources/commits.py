@@ -104,6 +104,13 @@ def iter_walked_commit(
     yield from iter_commit_fragments(repo, commit, max_size=max_size, ref=ref)
 
 
+def walked_message(commit: pygit2.Commit, ref: str | None = None) -> Source:
+    """``commit`` marked as walked, then its message: a merge whose own lines are not
+    judged (``--no-merge-diffs``)."""
+    yield CommitWalked(commit=str(commit.id))
+    yield from commit_message(commit_info(commit), ref)
+
+
 def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff
     repo: pygit2.Repository,
     diff: pygit2.Diff,

@@ -75,7 +75,7 @@ from spillguard.sources.diffparse import (
 from spillguard.sources.gitcli import run_git
 from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
-from spillguard.sources.received_cli import iter_commit
+from spillguard.sources.received_cli import commit_details, iter_commit
 from spillguard.sources.renames import Renames
 from spillguard.sources.staged_cli import empty_tree_id
 
@@ -113,13 +113,14 @@ def usable() -> bool:
     return shutil.which("git") is not None
 
 
-def iter_commits_fast(
+def iter_commits_fast(  # noqa: PLR0913 - keyword-only knobs of one reading
     git_dir: str,
     commits: Sequence[str],
     *,
     max_size: int,
     refs: Mapping[str, str] | None = None,
     parents: Mapping[str, Sequence[str]] | None = None,
+    merge_diffs: bool = True,
 ) -> Source:
     """The items of each commit (ids), in order, as ``iter_walked_commit`` would yield
     them; ``refs`` names the ref each commit's fragments come with (a push's), and
@@ -130,7 +131,8 @@ def iter_commits_fast(
     commit whose diff needs more than one reading of git's output (renames git pairs,
     type changes, text git calls binary, quoted paths...) is read again by git, alone,
     with renames found as ``git log -M`` finds them (``received_cli.iter_commit``).
-    SHA-1 and SHA-256 repositories alike: nothing here needs libgit2.
+    SHA-1 and SHA-256 repositories alike: nothing here needs libgit2. Without
+    ``merge_diffs``, a merge gives only its message (no git diffs merges).
     """
     git_dir = str(Path(git_dir).resolve())  # git runs from a scratch directory
     with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch, ExitStack() as running:
@@ -143,7 +145,9 @@ def iter_commits_fast(
         merged = None
         # The merges' git only where a merge may be: a hook's push rarely has one, and
         # each git started costs a hook milliseconds.
-        merges_among = parents is None or any(len(parents[each]) > 1 for each in commits)
+        merges_among = merge_diffs and (
+            parents is None or any(len(parents[each]) > 1 for each in commits)
+        )
         # The gits beside the commits' read far fewer objects: less memory is enough.
         side = [*command, *_SIDE_GIT_MEMORY]
         if merges_among and combined_merges():
@@ -162,6 +166,9 @@ def iter_commits_fast(
             ref = None if refs is None else refs.get(commit)
             header = _next(ordered, commit)
             diff: CommitDiff | None = header
+            if len(header.parents) > 1 and not merge_diffs:
+                yield from _merge_message(git_dir, header, ref)
+                continue
             if len(header.parents) > 1:
                 diff = None if merged is None else _next(merged, commit)
                 if len(header.parents) >= COMBINED_PARENTS_MOST:
@@ -184,6 +191,14 @@ def iter_commits_fast(
             else:
                 yield CommitWalked(commit=commit)
                 yield from items
+
+
+def _merge_message(git_dir: str, header: CommitDiff, ref: str | None) -> Source:
+    """A merge walked, and its message: git's, as ``git log`` re-encodes one that names
+    an encoding (asked of git for that merge alone)."""
+    info = header.info or commit_details(git_dir, header.commit)[0]
+    yield CommitWalked(commit=header.commit)
+    yield from commit_message(info, ref)
 
 
 def _next(diffs: Iterator[CommitDiff], commit: str) -> CommitDiff:
@@ -477,20 +492,25 @@ def iter_commit_chunk(
     *,
     max_size: int,
     opened: Callable[[str], pygit2.Repository] | None = None,
+    merge_diffs: bool = True,
 ) -> Source:
     """The items of these commits (ids, in this order), read by git; libgit2 reads them
     (the repository ``opened`` gives, by default a new one) only where git is not
-    installed."""
+    installed. Without ``merge_diffs`` a merge gives only its message, as ``git log
+    -p`` shows it."""
     if usable():
-        return iter_commits_fast(git_dir, commits, max_size=max_size)
+        return iter_commits_fast(git_dir, commits, max_size=max_size, merge_diffs=merge_diffs)
     import pygit2  # here: git reads commits wherever it can
 
     from spillguard.git import open_repository
-    from spillguard.sources.commits import iter_walked_commit
+    from spillguard.sources.commits import iter_walked_commit, walked_message
 
     repo = (opened or open_repository)(git_dir)
-    return (
-        item
-        for commit in commits
-        for item in iter_walked_commit(repo, repo[commit].peel(pygit2.Commit), max_size=max_size)
-    )
+
+    def read(commit: str) -> Source:
+        found = repo[commit].peel(pygit2.Commit)
+        if not merge_diffs and len(found.parent_ids) > 1:
+            return walked_message(found)
+        return iter_walked_commit(repo, found, max_size=max_size)
+
+    return (item for commit in commits for item in read(commit))

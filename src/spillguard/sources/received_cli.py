@@ -90,6 +90,12 @@ def _parse_details(output: bytes) -> list[CliCommit]:
     return details
 
 
+def commit_details(git_dir: str, commit: str) -> tuple[CommitInfo, Sequence[str]]:
+    """A commit's details (its message as ``git log`` shows it) and parents, by git."""
+    details = _details(str(Path(git_dir).resolve()), f"{commit}\n".encode())[commit]
+    return details.info, details.parents
+
+
 def iter_commit(  # noqa: PLR0913 - one commit, and what the caller knows of it already
     git_dir: str,
     commit: str,
