@@ -247,7 +247,8 @@ NEAR_MISSES = {
         'hashed_password: "$argon2id$v=19$m=65536,t=3,p=4${rand:b64:22}${rand:b64:43}"', "argon2"
     ),
     "django hash": expand("PASSWORD_HASH=pbkdf2_sha256$260000${rand:Aa0:22}${rand:b64:43}=", "dj"),
-    "shadow entry": expand("root:$6${rand:Aa0:16}${rand:Aa0:86}:19000:0:99999:7:::", "shadow"),
+    # A shadow line (root:$6$salt$hash:19000:...) is no near-miss: a leaked /etc/shadow
+    # is cracked offline, and SHADOW_PASSWORD_HASH reports it (issue 29).
     "jwt header as token": 'token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"',
     "azure key vault reference": "password: @Microsoft.KeyVault(SecretUri=https://v.vault.azure.net/secrets/db/)",
     "cloudformation ref": "MasterUserPassword: !Ref DBPassword",

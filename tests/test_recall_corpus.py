@@ -74,7 +74,7 @@ def test_longtail_corpus_recall_and_near_misses() -> None:
     secret word in every arrangement people write, and digests, identifiers and
     placeholders beside them."""
     found, positives, flagged, nears = _tally(longtail_corpus("test"))
-    assert found >= 0.75 * positives, (found, positives)
+    assert found >= 0.9 * positives, (found, positives)
     assert flagged == 0, (flagged, nears)
 
 

@@ -100,7 +100,7 @@ POSITIVES: list[tuple[str, str, str]] = [
     ("positional", "connect.ps1", f'§Connect-VIServer -Server vc01 -User admin -Password "{PW}"'),
     ("positional", "ftp.py", f'§ftp.login("upload", "{PW}")'),
     ("positional", "mail.py", f'§server.login("alerts@corp.example", "{PW}")'),
-    ("positional", "db.js", f"§const pool = mysql.createPool('db', 'app', '{PW}', 'shop');"),
+    ("positional", "db.py", f"§conn = pymysql.connect('db', 'app', '{PW}', 'shop')"),
     # ---------------------------------------------------------- passwords with punctuation
     ("punctuation", ".env", "§DATABASE_URL=postgres://app:Pa.ss~w0rd{rand:0:3}@db.internal/app"),
     ("punctuation", "settings.py", "§BROKER = 'amqp://worker:Tr!cky{rand:0:4}#x@mq.local//'"),
@@ -124,7 +124,7 @@ POSITIVES: list[tuple[str, str, str]] = [
         "odbc.ini",
         "§DSN=Sales;Driver={ODBC Driver 18};Server=db;UID=report;PWD=Rep0rt.{rand:0:4}",
     ),
-    ("punctuation", "config.py", '§db_password = "P@ssw0rd2024"'),
+    ("punctuation", "config.py", '§db_password = "P@ssw0rd{rand:0:4}"'),
     ("punctuation", "docker-compose.yml", "§      MYSQL_ROOT_PASSWORD: Summer{rand:0:4}!"),
     ("punctuation", "settings.ini", "§admin_pass = Tr0ub{rand:a:4}&{rand:0:1}"),
     ("punctuation", "app.env", "§SMTP_PASS=welcome{rand:0:3}"),
@@ -212,7 +212,7 @@ def _computed(rng: random.Random) -> list[tuple[str, str, str]]:
         (
             "files",
             "settings.py",
-            "§SECRET_KEY = '{rand:a0:10})(*&^%{rand:a0:10}$#@!{rand:a0:10}=+'",
+            "§SECRET_KEY = '{rand:a0:13})(*&^{rand:a0:13}$#@!{rand:a0:13}=+'",
         ),
         (
             "files",

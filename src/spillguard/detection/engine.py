@@ -32,7 +32,7 @@ from spillguard.detection.filters import (
 from spillguard.detection.fingerprint import finding_fingerprint, reviewed_digest
 from spillguard.detection.prefilter import KeywordIndex
 from spillguard.detection.redact import unquoted
-from spillguard.detection.shape import in_hash_context, near_secret_word
+from spillguard.detection.shape import generated_value, in_hash_context, near_secret_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -701,10 +701,8 @@ class Scanner:
             return False
         if rule.value_filter is None:
             return True
-        if rule.value_filter == "generated":
-            return near_secret_word(
-                match.string, match.span("word"), match.end("tail"), (start, end)
-            )
+        if rule.value_filter in _BY_SHAPE:
+            return _by_shape(rule.value_filter, match, (start, end))
         settings = (
             self.ruleset.password_filters if rule.value_filter == "password" else REFERENCE_FILTERS
         )
@@ -726,6 +724,17 @@ class Scanner:
 
 #: What ``Scanner._reviewed`` answers for a string an entry without a rule names.
 _EVERY_RULE = "*"
+#: The value filters that judge a value by its shape (detection/shape.py): near its
+#: secret word (GENERIC_TOKEN_NEAR_WORD), or alone (GENERIC_SECTION_KEY).
+_BY_SHAPE = frozenset({"generated", "shape"})
+
+
+def _by_shape(kind: str, match: regex.Match[str], secret: tuple[int, int]) -> bool:
+    if kind == "generated":
+        return near_secret_word(match.string, match.span("word"), match.end("tail"), secret)
+    return generated_value(match.string, secret)
+
+
 #: A keyword hit: its position in a text, and the rules the keywords found there name.
 _Hit = tuple[int, frozenset[int]]
 _path_of = operator.attrgetter("path")

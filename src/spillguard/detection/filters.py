@@ -104,7 +104,7 @@ _PLACEHOLDER = _Lazy(
           letmein|hunter2|foobared|tiger|s3cr3t|p@ssw0rd|passw0rd|xyz|xxx\w*|na|n/a|unknown|unset|
           not[-_ ]?set|replace[-_ ]?me|fill[-_ ]?me[-_ ]?in|set[-_ ]?me|override[-_ ]?me)$
     | ^(?:your|my|some|the|enter|insert|replace)[-_ ]\w+
-    | ^(?:s3cr3t|secret|supersecret|topsecret|passw0rd|p@ssw0rd|changeme)[\w!@\#$%.\\-]*$
+    | ^(?:s3cr3t|secret|supersecret|topsecret|changeme)[\w!@\#$%.\\-]*$
     | \.\.\.$ | ^\.\.\.                     # abc..., ...xyz (elided)
     | ^\$(?:2[abxy]?|argon2(?:id|i|d)|apr1|[1567]|y|scrypt|pbkdf2[\w-]*)\$   # a password hash
     | ^(?:pbkdf2_sha\d+|bcrypt(?:_sha256)?|argon2|scrypt)\$          # a Django password hash
@@ -123,7 +123,8 @@ _PLACEHOLDER = _Lazy(
     | ^&(?:lt|\#x3c|\#60)(?:;|$)             # an HTML-escaped <placeholder>
     | \b(?:optional|leave\ (?:it\ )?(?:empty|blank)|not\ used|goes\ here|top[-_\ ]?secret)\b
     | ^test[\w!@\#$%.-]*$ | ^(?:blah|incorrect|wrong|invalid|bad|correct|right|ignored)$
-    | ^p[a@4]ss?w[o0]rd\w*$ | ^p@55w0rd!?$ | ^notasecret$      # P4ssword, P@55w0rd
+    | ^p[a@4]ss?w[o0]rd[!.]?$ | ^p@55w0rd!?$ | ^notasecret$    # P4ssword, P@55w0rd (with
+    # a year or more after it, a weak password people really use: P@ssw0rd2024)
     | ^\d+(?:\.\d+)+-?(?:\d+(?:\.\d+)*)?$  # a version: 3.0-3.12
     | (?:^|[-_.\ ])(?:fake|dummy|placeholder|sample|example|unsafe|tests?)(?:[-_.\ ]|$)
                                             # a word of a fixture: fake-secret-for-tests

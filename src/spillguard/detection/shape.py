@@ -218,7 +218,7 @@ def looks_generated_segment(value: str) -> bool:
 #: Words in the name around a secret word that say the value is no secret: an
 #: identifier, a digest, a place, a size (``TOKEN_URL``, ``cache_key``, ``publicKey``).
 _HARMLESS_NAME = r"""(?ix)
-    public|pub(?![a-z])|primary|foreign|sort|cache|partition|page|cursor|csrf|xsrf|site
+    public|pub(?![a-z])|foreign|sort|cache|partition|page|cursor|csrf|xsrf|site
     |next|prev|continuation|resume|routing|sync|lookup|translation|i18n|locale
     |idempoten|nonce|request|trace|correlation|hash|checksum|digest|commit|sha\d*|md5
     |fingerprint|etag|salt|seed|test|fake|dummy|example|sample|mock|placeholder
@@ -271,3 +271,9 @@ def _bare_word_told(line: str, name_start: int, name_end: int, value_start: int)
     if not _re(_PROSE_BEFORE).search(line, 0, name_start):
         return False
     return line[name_start:name_end] != "key" or line[name_end:value_start] == "="
+
+
+def generated_value(line: str, secret: tuple[int, int]) -> bool:
+    """Whether the value at ``secret`` looks generated and is no digest in context: the
+    judgement of a value whose name alone (``key`` under an INI section) says nothing."""
+    return looks_generated(line[slice(*secret)]) and not in_hash_context(line, secret[0])

@@ -44,7 +44,10 @@ BUILTIN_RULE: dict[str, schema.Key] = {
     "stopwords": schema.Key(list, "a list of strings", (), item=str),
     "allow": schema.Key(list, "a list of regular expressions", (), item=str),
     "value_filter": schema.Key(
-        str, '"password", "reference" or "generated"', None, ("password", "reference", "generated")
+        str,
+        '"password", "reference", "generated" or "shape"',
+        None,
+        ("password", "reference", "generated", "shape"),
     ),
     "lookahead": schema.Key(bool, "true or false", False),
     "requires": schema.Key(list, "a list of strings", (), item=str),
