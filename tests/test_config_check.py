@@ -232,7 +232,7 @@ def test_layers_not_found_are_shown_in_their_place(repo: GitRepo, own_file: Path
         f"  global      {own_file} (not found)\n"
         f"  repository  {root / '.spillguard.toml'}\n"
         f"  reviewed    {root / '.spillguard-reviewed.toml'} (not found)\n"
-        "rules:\n"
+        "rules: "
     )
 
 

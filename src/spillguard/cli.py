@@ -265,6 +265,12 @@ def _config_arguments(config: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--include-allowlisted", action="store_true", help="the command-line flag's layer"
     )
+    check.add_argument(
+        "--rules",
+        dest="all_rules",
+        action="store_true",
+        help="list every rule (default: a count, and the rules changed from the defaults)",
+    )
 
 
 def _audit_arguments(audit: argparse.ArgumentParser) -> None:
@@ -467,6 +473,7 @@ def _config(args: argparse.Namespace) -> int:
             output=args.output,
             offline=args.offline,
             include_allowlisted=args.include_allowlisted,
+            all_rules=args.all_rules,
         )
     )
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from spillguard.commands.options import ConfigCheckOptions
     from spillguard.configuration.config import Config
+    from spillguard.core.models import Rule
 
 
 def run_config_check(options: ConfigCheckOptions) -> int:
@@ -50,7 +51,7 @@ def run_config_check(options: ConfigCheckOptions) -> int:
             json.dump(document, stream, indent=2)
             stream.write("\n")
         else:
-            _write_text(config, document, stream)
+            _write_text(config, document, stream, all_rules=options.all_rules)
     return ExitCode.CLEAN
 
 
@@ -162,7 +163,47 @@ def _differences(config: Config) -> list[dict[str, str]]:
     ]
 
 
-def _write_text(config: Config, document: dict[str, Any], stream: TextIO) -> None:
+def _rule_lines(config: Config, *, all_rules: bool) -> list[str]:
+    """A count of the rules, and a line for each one not as built in (a custom rule,
+    one disabled, warn-only or locked); ``all_rules``: a line for every rule."""
+    rules = config.ruleset.rules
+    enabled = sum(rule.enabled for rule in rules)
+    custom = sum(rule.kind == "custom" for rule in rules)
+    warn = sum(rule.enabled and not rule.blocking for rule in rules)
+    counts = (
+        f"rules: {len(rules)} ({len(rules) - custom} built-in, {custom} custom): {enabled} "
+        f"enabled, {len(rules) - enabled} disabled, {warn} warn-only, "
+        f"{len(config.locked_rules)} locked"
+    )
+    from spillguard.configuration.rules import builtin_rules
+
+    defaults = {known.name: (known.enabled, known.blocking) for known in builtin_rules()}
+    shown = [rule for rule in rules if all_rules or _changed(rule, config, defaults)]
+    if not shown:
+        return [counts, "  (--rules lists every rule)"]
+    what = "every rule:" if all_rules else "changed from the defaults (--rules lists every rule):"
+    lines = [counts, f"  {what}"]
+    width = max(len(rule.name) for rule in shown)
+    for rule in shown:
+        state = ("enabled " if rule.enabled else "disabled") + (
+            "  blocking" if rule.blocking else "  warn    "
+        )
+        locked = "  locked" if rule.name in config.locked_rules else ""
+        lines.append(f"  {rule.name:<{width}}  {rule.kind:<7}  {state}  {rule.source}{locked}")
+    return lines
+
+
+def _changed(rule: Rule, config: Config, defaults: dict[str, tuple[bool, bool]]) -> bool:
+    return (
+        defaults.get(rule.name) != (rule.enabled, rule.blocking)
+        or rule.kind != "builtin"
+        or rule.name in config.locked_rules
+    )
+
+
+def _write_text(
+    config: Config, document: dict[str, Any], stream: TextIO, *, all_rules: bool = False
+) -> None:
     import json
 
     from spillguard.report.sanitize import clean_name
@@ -172,14 +213,7 @@ def _write_text(config: Config, document: dict[str, Any], stream: TextIO) -> Non
         f"  {layer['role']:<10}  {layer['source']}{'' if layer['found'] else ' (not found)'}"
         for layer in document["layers"]
     ]
-    lines.append("rules:")
-    width = max(len(rule.name) for rule in config.ruleset.rules)
-    for rule in config.ruleset.rules:
-        state = ("enabled " if rule.enabled else "disabled") + (
-            "  blocking" if rule.blocking else "  warn    "
-        )
-        locked = "  locked" if rule.name in config.locked_rules else ""
-        lines.append(f"  {rule.name:<{width}}  {rule.kind:<7}  {state}  {rule.source}{locked}")
+    lines += _rule_lines(config, all_rules=all_rules)
     lines.append("settings:")
     for name, item in document["settings"].items():
         lines.append(f"  {name} = {json.dumps(item['value'])}  ({item['source']})")

@@ -150,3 +150,5 @@ class ConfigCheckOptions:
     output: str | None = None
     offline: bool = False
     include_allowlisted: bool = False
+    #: Every rule in the text output, not only those changed from the defaults.
+    all_rules: bool = False

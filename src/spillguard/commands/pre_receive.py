@@ -17,15 +17,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.configuration.loading import default_branch_file_cli, load_server_config
-from spillguard.core.errors import ExitCode, GitError, UsageError
+from spillguard.core.errors import ConfigError, ExitCode, GitError, UsageError
 from spillguard.hooks.pre_receive import (
     SHORT_ID,
+    Verdict,
     parse_push_options,
     parse_ref_updates,
     scan_push_cli,
     verdict,
 )
-from spillguard.report.push_text import push_lines
+from spillguard.report.push_text import Policy, push_lines
 from spillguard.report.sanitize import clean
 from spillguard.sources.gitdiff import usable
 
@@ -63,7 +64,14 @@ def run_pre_receive_command(
     )
     if not usable():  # fail closed: nothing else reads what git stores as git does
         raise GitError("git is not installed (the pre-receive hook reads pushes with it)")
-    return _judge_by_git(push)
+    try:
+        return _judge_by_git(push)
+    except ConfigError as error:
+        # One line: the file and key for the administrator, what to do for the pusher.
+        raise ConfigError(
+            f"{error} (the server's spillguard configuration is broken, and every push is "
+            "rejected until it is fixed: tell the administrator of this server)"
+        ) from None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -92,18 +100,36 @@ def _judge_by_git(push: _Push) -> int:
     scan = scan_push_cli(
         push.repo_dir, push.updates, config, deadline=deadline, environ=push.environ
     )
-    return _report(push.common, scan, config, push.stream)
+    return _report(push.common, scan, config, push)
 
 
-def _report(common: CommonOptions, scan: PushScan, config: Config, stream: TextIO) -> int:
+def _report(common: CommonOptions, scan: PushScan, config: Config, push: _Push) -> int:
     decision = verdict(scan, config)
     if common.quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
         return int(decision.code)
     advertised = config.bypass_tokens if config.advertise_bypass_token else ()
-    lines = push_lines(scan.result, verdict=decision.message, bypass_tokens=advertised)
+    lines = push_lines(
+        scan.result,
+        verdict=decision.message,
+        bypass_tokens=advertised,
+        policy=_policy(config, decision, push.repo_dir),
+    )
     heading = f"spillguard: {scan.commits} new commit(s) on {scan.refs} ref(s)"
-    stream.writelines(line + "\n" for line in (heading, *lines))
+    push.stream.writelines(line + "\n" for line in (heading, *lines))
     return int(decision.code)
+
+
+def _policy(config: Config, decision: Verdict, repo_dir: str) -> Policy:
+    """What the administrator's settings change in the pusher's advice."""
+    warn = config.hook_mode == "warn"
+    return Policy(
+        locked=config.locked_rules,
+        allow_pragma=config.ruleset.allow_pragma,
+        contact=str(config.settings.get("contact", "")),
+        accepted=decision.code == ExitCode.CLEAN,
+        why='hook.mode = "warn"' if warn else "its findings are of rules with blocking = false",
+        repository=str(Path(repo_dir).resolve()),
+    )
 
 
 def _break_glass(push: _Push, config: Config, repo_dir: str) -> bool:

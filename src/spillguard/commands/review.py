@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -> int:
     root = _root(options.repo)
-    path = Path(root, reviewed.REVIEWED_FILE)
+    path = _reviewed_path(root)
     current = _read(path)
     if options.action == "list":
         from spillguard.core.output import open_output
@@ -37,7 +37,7 @@ def run_review_command(options: ReviewOptions, *, stdin: TextIO | None = None) -
         with open_output(options.output) as stream:
             _list(current, options.format, stream)
         return ExitCode.CLEAN
-    config = load_config(root=root, config_path=options.config, reviewed=False)
+    config = _config(options, root)
     if options.remote:
         return _remote(options, config, root, stdin or sys.stdin)
     if options.action == "add":
@@ -112,6 +112,25 @@ def _remote(options: ReviewOptions, config: Config, root: str, stdin: TextIO) ->
     )
     print(f"spillguard: {done}", file=sys.stderr)
     return ExitCode.CLEAN
+
+
+def _config(options: ReviewOptions, root: str) -> Config:
+    """The rules a review names: a bare repository's are its pushes' (the server's)."""
+    from spillguard.configuration.loading import is_bare_directory, load_bare_config
+
+    if is_bare_directory(root):
+        return load_bare_config(root, options.config)
+    return load_config(root=root, config_path=options.config, reviewed=False)
+
+
+def _reviewed_path(root: str) -> Path:
+    """The repository's ``.spillguard-reviewed.toml``; in a bare repository (a server's),
+    the administrator's ``spillguard-reviewed.toml``, which every push is judged with."""
+    from spillguard.configuration.loading import SERVER_REVIEWED_FILE, is_bare_directory
+
+    if is_bare_directory(root):
+        return Path(root, SERVER_REVIEWED_FILE)
+    return Path(root, reviewed.REVIEWED_FILE)
 
 
 def _root(repo: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from functools import partial
 from pathlib import Path
@@ -237,8 +238,28 @@ def run_scan_command(options: ScanOptions) -> int:
             listing.close()
 
 
+def _config(options: ScanOptions, root: str) -> Config:
+    """The configuration of the scan; a bare repository (a server's) is judged as its
+    pre-receive hook judges a push, with the administrator's files and reviewed entries."""
+    from spillguard.configuration.loading import is_bare_directory, load_bare_config, load_config
+
+    common = options.common
+    if is_bare_directory(root):
+        config = load_bare_config(root, common.config)
+        if not common.include_allowlisted:
+            return config
+        ruleset = dataclasses.replace(config.ruleset, include_allowlisted=True)
+        return dataclasses.replace(config, ruleset=ruleset)
+    return load_config(
+        root=root,
+        config_path=common.config,
+        include_allowlisted=common.include_allowlisted,
+        offline=common.offline,
+        config_from=common.config_from,
+    )
+
+
 def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
-    from spillguard.configuration.loading import load_config
     from spillguard.core.outcome import exit_code, local_unscannable
     from spillguard.core.output import is_terminal, open_output
     from spillguard.report import streaming_writer, writer
@@ -250,13 +271,7 @@ def _run_scan(options: ScanOptions, listing: Listing | None) -> int:
     # current directory, or the top of its work tree), as gitleaks reads its file
     # beside what it scans.
     root = config_root(options.repo)
-    config = load_config(
-        root=root,
-        config_path=common.config,
-        include_allowlisted=common.include_allowlisted,
-        offline=common.offline,
-        config_from=common.config_from,
-    )
+    config = _config(options, root)
     from spillguard.commands.scan_filters import filtered, only, selected_rules, with_reviewed
 
     config = with_reviewed(options, config)

@@ -105,7 +105,7 @@ def layer_from_table(table: dict[str, Any], *, source: str, role: LayerRole) -> 
         ("generic_password", schema.GENERIC_PASSWORD),
         ("sync", schema.SYNC),
     ):
-        schema.check_table(table.get(name, {}), keys, f"{source}: [{name}]")
+        schema.check_table(table.get(name, {}), keys, f"{source}: [{name}]", name=name)
     for pattern in table.get("allowlist_paths", ()):
         compile_path_pattern(pattern, source)
     custom = {
@@ -176,6 +176,9 @@ _RULE_NAME = regex.compile(r"[A-Z][A-Z0-9_]*")
 
 def _custom_rule(name: str, value: Any, source: str) -> Rule:
     where = f"{source}: custom rule {name}"
+    misplaced = schema.misplaced(name, "custom_rules")
+    if misplaced is not None:
+        raise ConfigError(f"{source}: [custom_rules]: unknown key {name!r}: {misplaced}")
     if not _RULE_NAME.fullmatch(name):
         raise ConfigError(f"{where}: a rule name is UPPER_SNAKE_CASE, like MY_TOKEN")
     spec = {"regexp": value} if isinstance(value, str) else value

@@ -48,7 +48,7 @@ def choose(local: FileReader, *, repo_dir: str, remote: str | None = None) -> Ch
     remote); ``local`` with a note when that branch is not known."""
     found = _default_branch(repo_dir, remote)
     if isinstance(found, str):
-        return Choice(local, (found,))
+        return Choice(local, (found,) if found else ())
     ref, shown, note = found
     files = _files_at(repo_dir, ref, shown)
     return Choice(files.get, (*note, *_edited(local, files, shown)))
@@ -87,7 +87,8 @@ def _git(repo_dir: str, *args: str, stdin: bytes | None = None) -> bytes | None:
 
 def _default_branch(repo_dir: str, remote: str | None) -> tuple[str, str, tuple[str, ...]] | str:
     """(ref, its short name, notes) of the remote's default branch, or a note saying why
-    there is none and that the local files are read instead."""
+    there is none and that the local files are read instead ("" for a push to a remote
+    nothing was ever fetched from: there is nothing the note could help with)."""
     name = _remote_name(repo_dir, remote) if remote else _default_remote(repo_dir)
     if name is None:
         return "note: no remote whose default branch has the configuration: local files are read"
@@ -103,6 +104,10 @@ def _default_branch(repo_dir: str, remote: str | None) -> tuple[str, str, tuple[
                 f"(git remote set-head {name} --auto sets it)"
             )
             return prefix + branch, f"{name}/{branch}", (note,)
+    if remote and not _git(repo_dir, "for-each-ref", "--count=1", prefix):
+        # A push to a remote nothing was ever fetched from: the first push to a new
+        # remote, whose default branch holds no configuration yet. Nothing to say.
+        return ""
     return (
         f"note: the default branch of {name} is not known (git fetch {name}, then git remote "
         f"set-head {name} --auto): the configuration is read from the local files"

@@ -45,6 +45,14 @@ if TYPE_CHECKING:
 
 #: The administrator's file inside a bare repository on a server.
 SERVER_FILE = "spillguard.toml"
+#: The administrator's reviewed entries, beside it: ``spillguard review add --repo
+#: BARE.git`` writes them; a push never can (git writes only objects and refs there).
+SERVER_REVIEWED_FILE = "spillguard-reviewed.toml"
+
+
+def is_bare_directory(path: str | Path) -> bool:
+    """Whether ``path`` is a bare repository's directory (a server's repository)."""
+    return Path(path, "HEAD").is_file() and Path(path, "objects").is_dir()
 
 
 def user_config_path(environ: Mapping[str, str]) -> Path:
@@ -277,7 +285,9 @@ def load_server_config(
     synced = _synced(repo_dir, env, admin)
     policy = resolve(builtin_rules(), admin)
     repository: list[Layer] = []
-    reviewed = synced.reviewed
+    # The administrator's own reviewed entries count whatever repository_config says.
+    trusted_reviewed = (*synced.reviewed, *_admin_reviewed(repo_dir))
+    reviewed = trusted_reviewed
     notices = list(synced.notices)
     if policy.repository_config:
         try:
@@ -296,8 +306,29 @@ def load_server_config(
         if not repository:
             raise
         notices.append(f"repository configuration ignored: {error}")
-        config = resolve(builtin_rules(), [*admin, *synced.layers], reviewed=synced.reviewed)
+        config = resolve(builtin_rules(), [*admin, *synced.layers], reviewed=trusted_reviewed)
     return _with_notices(config, tuple(notices))
+
+
+def _admin_reviewed(repo_dir: str) -> tuple[ReviewedEntry, ...]:
+    """``spillguard-reviewed.toml`` in the bare repository: the administrator's."""
+    path = Path(repo_dir, SERVER_REVIEWED_FILE)
+    if not path.is_file():
+        return ()
+    return entries(parse_reviewed(read_text_file(path), str(path)))
+
+
+def load_bare_config(repo_dir: str, config_path: str | None) -> Config:
+    """What the next push into the bare repository at ``repo_dir`` is judged by, for
+    the commands that judge it from outside the hook (scan, review, config check):
+    the administrator's files, and the default branch's as the hook reads them."""
+    from functools import partial
+
+    return load_server_config(
+        repo_dir=repo_dir,
+        config_path=config_path,
+        read_file=partial(default_branch_file_cli, repo_dir),
+    )
 
 
 #: What a repository file may set on a server: its rules, as the server app's

@@ -54,6 +54,7 @@ TOP_LEVEL: dict[str, Key] = {
     "repository_config": Key(bool, "true or false", False),
     "locked_rules": _STR_LIST,
     "allow_pragma": Key(bool, "true or false", True),
+    "contact": Key(str, "a string: who pushers ask (an address, a channel)", ""),
     "bypass_token": Key(
         (str, list),
         "a string or a list of strings ('' or [] disables the bypass)",
@@ -78,6 +79,7 @@ ADMIN_ONLY = frozenset(
         "repository_config",
         "locked_rules",
         "allow_pragma",
+        "contact",
         "bypass_token",
         "advertise_bypass_token",
         "bypass_push_option",
@@ -145,20 +147,36 @@ def _table_of(name: str, keys: dict[str, Key]) -> str | None:
     return next((table for table, entries in tables.items() if name in entries), None)
 
 
-def check_table(table: dict[str, Any], keys: dict[str, Key], where: str) -> dict[str, Any]:
-    """``table`` checked against ``keys``: unknown keys and wrong types are ConfigErrors."""
-    for name, value in table.items():
-        key = keys.get(name)
+def misplaced(name: str, table: str) -> str | None:
+    """Why a top-level key was read inside ``table``: TOML puts every key written after
+    a ``[table]`` line in that table."""
+    if name not in TOP_LEVEL:
+        return None
+    return (
+        f"{name} is a top-level key, but it is written after [{table}], so TOML reads it "
+        f"as part of that table: move it above the [{table}] line"
+    )
+
+
+def check_table(
+    table: dict[str, Any], keys: dict[str, Key], where: str, *, name: str | None = None
+) -> dict[str, Any]:
+    """``table`` (the table ``name``, if not the top level) checked against ``keys``:
+    unknown keys and wrong types are ConfigErrors."""
+    for key_name, value in table.items():
+        key = keys.get(key_name)
         if key is None:
             import difflib  # only on an error: hooks load configuration on every commit
 
-            close = difflib.get_close_matches(name, keys, n=1)
+            close = difflib.get_close_matches(key_name, keys, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            belongs = _table_of(name, keys)
+            belongs = _table_of(key_name, keys)
             if belongs is not None:
-                hint = f" (it belongs in a table: [{belongs}] {name} = ...)"
-            raise ConfigError(f"{where}: unknown key {name!r}{hint}")
-        check_value(value, key, f"{where}: {name}")
+                hint = f" (it belongs in a table: [{belongs}] {key_name} = ...)"
+            if name is not None and (reason := misplaced(key_name, name)) is not None:
+                hint = f": {reason}"
+            raise ConfigError(f"{where}: unknown key {key_name!r}{hint}")
+        check_value(value, key, f"{where}: {key_name}")
     return table
 
 

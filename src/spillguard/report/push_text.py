@@ -7,6 +7,7 @@ matches are always masked.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from spillguard.detection.redact import mask
@@ -37,11 +38,36 @@ def finding_line(finding: Finding) -> str:
     return f"  {kind:<8}  {commit}  {ref}  {where}  {finding.rule}  {match}"
 
 
-def advice_lines(result: ScanResult, *, bypass_tokens: Sequence[str]) -> list[str]:
-    """How to allowlist a false positive and how to take a real secret out of history;
-    and how to bypass the scan, when the administrator chose to advertise it."""
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
+    """The administrator's settings that change what the pusher is told."""
+
+    locked: frozenset[str] = frozenset()
+    allow_pragma: bool = True
+    #: Who to ask (the administrator's ``contact``); "" names the administrator.
+    contact: str = ""
+    #: The push went in with its findings (warn mode, or warnings only).
+    accepted: bool = False
+    #: Why it went in: "hook.mode = warn", or the rules' ``blocking = false``.
+    why: str = ""
+    #: The bare repository, for the review command the administrator runs.
+    repository: str = "BARE.git"
+
+    @property
+    def helper(self) -> str:
+        return clean(self.contact) if self.contact else "the administrator of this server"
+
+
+def advice_lines(
+    result: ScanResult, *, bypass_tokens: Sequence[str], policy: Policy | None = None
+) -> list[str]:
+    """How to take a real secret out of history and how to have a false positive
+    judged so; how to bypass the scan, when the administrator chose to advertise it."""
     if not result.findings:
         return []
+    policy = policy or Policy()
+    if policy.accepted:
+        return _accepted_advice(result, policy)
     first = result.findings[0].commit
     oldest = first.id[:SHORT_ID] if first else "COMMIT"
     lines = [
@@ -54,9 +80,7 @@ def advice_lines(result: ScanResult, *, bypass_tokens: Sequence[str]) -> list[st
         "                          mark it 'edit', fix the file, git commit --amend,",
         "                          git rebase --continue",
         "    and push again.",
-        f"  A false positive: put '{PRAGMA}' in a comment on that line (for example",
-        f"    '# {PRAGMA}') in the commit that adds it (amend or rebase as above),",
-        "    or ask the administrator to mark the match as reviewed (spillguard review add).",
+        *_false_positive_advice(result, policy),
     ]
     if bypass_tokens:
         lines.append(
@@ -66,7 +90,62 @@ def advice_lines(result: ScanResult, *, bypass_tokens: Sequence[str]) -> list[st
     return lines
 
 
-def push_lines(result: ScanResult, *, verdict: str, bypass_tokens: Sequence[str]) -> list[str]:
+def _false_positive_advice(result: ScanResult, policy: Policy) -> list[str]:
+    """A pragma where it would count; a review by the administrator where it would not
+    (a locked rule, or pragmas turned off)."""
+    blocking = [finding for finding in result.findings if finding.blocking]
+    rules = dict.fromkeys(finding.rule for finding in blocking or result.findings)
+    locked = [rule for rule in rules if rule in policy.locked]
+    lines = []
+    if locked:
+        them = "this rule" if len(locked) == 1 else "these rules"
+        lines += [
+            f"  A false positive of {', '.join(locked)}: the administrator locked {them},",
+            f"    so a pragma does not hide it. Ask {policy.helper} to review",
+            "    the match on the server (the matched text on its standard input):",
+            f"      spillguard review add - --repo {clean(policy.repository)} --rule {locked[0]}",
+            "    then push again as it is.",
+        ]
+    if len(locked) == len(rules):
+        return lines
+    others = "Another false positive" if locked else "A false positive"
+    if not policy.allow_pragma:
+        return [
+            *lines,
+            f"  {others}: pragmas are turned off here (allow_pragma = false); ask",
+            f"    {policy.helper} to review the match on the server, then push again.",
+        ]
+    return [
+        *lines,
+        f"  {others}: put '{PRAGMA}' in a comment on that line (for example",
+        f"    '# {PRAGMA}') in the commit that adds it (amend or rebase as above),",
+        f"    or ask {policy.helper} to mark the match as reviewed on the server.",
+    ]
+
+
+def _accepted_advice(result: ScanResult, policy: Policy) -> list[str]:
+    """The push is in: nothing to push again; a real secret is on the server now."""
+    pragma = policy.allow_pragma and not any(f.rule in policy.locked for f in result.findings)
+    hide = f"put '{PRAGMA}' in a comment on its line, or ask" if pragma else "ask"
+    return [
+        "What to do:",
+        f"  Nothing, to push: the push was accepted ({policy.why}) and these",
+        "    commits are on the server now, findings and all.",
+        "  A real secret: it is exposed now: revoke and rotate it, then remove it. To take",
+        "    it out of the history too, rewrite the commits that add it (git rebase -i)",
+        f"    and force-push, if {policy.helper} allows it.",
+        f"  A false positive: {hide} {policy.helper} to review it on the",
+        "    server, and it is not shown again.",
+    ]
+
+
+def push_lines(
+    result: ScanResult,
+    *,
+    verdict: str,
+    bypass_tokens: Sequence[str],
+    policy: Policy | None = None,
+) -> list[str]:
     """The whole message: findings, summary and notices, the verdict, then advice."""
     lines = []
     if result.findings:
@@ -74,7 +153,7 @@ def push_lines(result: ScanResult, *, verdict: str, bypass_tokens: Sequence[str]
         lines.extend(finding_line(finding) for finding in result.findings)
     lines.extend(f"spillguard: {line}" for line in summary_lines(result))
     lines.append(f"spillguard: {clean(verdict)}")
-    lines.extend(advice_lines(result, bypass_tokens=bypass_tokens))
+    lines.extend(advice_lines(result, bypass_tokens=bypass_tokens, policy=policy))
     named = _named_secrets(result.findings)
     return [_masked(line, named) for line in lines] if named else lines
 
