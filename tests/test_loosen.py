@@ -201,9 +201,13 @@ def _texts(pattern: str) -> st.SearchStrategy[str]:
     return st.one_of(st.from_regex(plain, alphabet=st.characters(max_codepoint=127)), _TEXT)
 
 
+# Derandomized: the same 200 cases on every run. A random run once replayed a case
+# differently under load (FlakyStrategyDefinition), a failure of the test, not the code.
 @settings(
     max_examples=200,
     deadline=None,
+    derandomize=True,
+    database=None,
     suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
 )
 @given(st.data(), _patterns())
