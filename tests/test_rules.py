@@ -265,3 +265,28 @@ def test_a_rule_reading_the_line_before_judges_each_occurrence_anew(scanner: Sca
     assert findings_of(scanner, f"        - name: LOG_LEVEL\n{value}\n") == []
     found = findings_of(scanner, f"        - name: API_TOKEN\n{value}\n")
     assert [(rule, line) for rule, line, _ in found] == [("NAME_VALUE_SECRET_NEXT_LINE", 2)]
+
+
+def test_explain_says_a_token_with_a_wrong_checksum_is_not_reported(capsys) -> None:
+    """``rules --explain`` names each rule that matches the text and why it does not
+    report it; a GitHub token whose CRC32 fails is made up, and says so. The text
+    itself is never printed."""
+    from spillguard.cli import main
+
+    made_up = expand("GITHUB_TOKEN=ghp_{rand:Aa0:36}", "explain")
+    assert main(["rules", "--explain", made_up]) == 0
+    out = capsys.readouterr().out
+    assert "GITHUB_PAT: not reported: its checksum fails" in out, out
+    assert "reported\n" not in out.replace("not reported", "")
+    assert made_up.split("=")[1] not in out
+    real = expand("GITHUB_TOKEN=ghp_{rand:Aa0:30}{crc32}", "explain")
+    assert main(["rules", "--explain", real, "--format", "json"]) == 0
+    verdicts = json.loads(capsys.readouterr().out)["explain"]
+    assert {"rule": "GITHUB_PAT", "reported": True, "reason": None} in verdicts
+
+
+def test_explain_says_when_no_rule_matches(capsys) -> None:
+    from spillguard.cli import main
+
+    assert main(["rules", "--explain", "def add(a, b): return a + b"]) == 0
+    assert capsys.readouterr().out == "no rule matches this text\n"

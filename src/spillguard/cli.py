@@ -176,6 +176,12 @@ def _rules_arguments(rules: argparse.ArgumentParser) -> None:
     rules.add_argument("--config", metavar="FILE", help="the global (user or administrator) file")
     rules.add_argument("--offline", action="store_true", help="leave the synced rules out")
     rules.add_argument(
+        "--explain",
+        metavar="TEXT",
+        help="say which rules match TEXT (a line or a token) and why each match is or is "
+        "not reported ('-': read it from stdin)",
+    )
+    rules.add_argument(
         "--config-from",
         choices=("auto", "default-branch", "work-tree"),
         help="read .spillguard.toml from the remote's default branch or the work tree",
@@ -548,7 +554,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         offline=args.offline,
         config_from=args.config_from,
     )
-    return run_rules_command(RulesOptions(common=common, repo=args.repo))
+    return run_rules_command(RulesOptions(common=common, repo=args.repo, explain=args.explain))
 
 
 @contextlib.contextmanager

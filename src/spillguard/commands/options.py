@@ -85,6 +85,8 @@ class RulesOptions:
 
     common: CommonOptions
     repo: str = "."
+    #: A line or token to judge: which rules match it, and why each is (not) reported.
+    explain: str | None = dataclasses.field(default=None, repr=False)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

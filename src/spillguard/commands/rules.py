@@ -14,8 +14,8 @@ from spillguard.core.output import open_output
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.commands.options import RulesOptions
-    from spillguard.core.models import Rule
+    from spillguard.commands.options import CommonOptions, RulesOptions
+    from spillguard.core.models import Rule, RuleSet
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -117,6 +117,8 @@ def run_rules_command(options: RulesOptions) -> int:
         offline=common.offline,
         config_from=common.config_from,
     )
+    if options.explain is not None:
+        return _explain(options.explain, config.ruleset, common)
     rules = config.ruleset.rules
     view = server_view(root, offline=common.offline)
     with open_output(common.output) as stream:
@@ -129,4 +131,33 @@ def run_rules_command(options: RulesOptions) -> int:
             stream.write("\n")
             return ExitCode.CLEAN
         _write_text(stream, rules, view)
+    return ExitCode.CLEAN
+
+
+def _explain(given: str, ruleset: RuleSet, common: CommonOptions) -> int:
+    """``rules --explain``: the rules whose pattern matches the text, each with why its
+    match is or is not reported; the text itself is never printed (it may be a secret)."""
+    import sys
+
+    from spillguard.detection.engine import Scanner
+
+    text = sys.stdin.read() if given == "-" else given
+    lines = [line for line in text.splitlines() if line.strip()] or [""]
+    scanner = Scanner(ruleset)
+    verdicts = [verdict for line in lines for verdict in scanner.explain(line)]
+    with open_output(common.output) as stream:
+        if common.format == "json":
+            entries = [
+                {"rule": rule, "reported": reason is None, "reason": reason}
+                for rule, reason in verdicts
+            ]
+            json.dump({"explain": entries}, stream, indent=2)
+            stream.write("\n")
+            return ExitCode.CLEAN
+        if not verdicts:
+            stream.write("no rule matches this text\n")
+        for rule, reason in verdicts:
+            stream.write(
+                f"{rule}: reported\n" if reason is None else f"{rule}: not reported: {reason}\n"
+            )
     return ExitCode.CLEAN

@@ -690,23 +690,53 @@ class Scanner:
 
     def _acceptable(self, rule: Rule, match: regex.Match[str]) -> bool:
         """Filters that turn a regex match into no match (placeholders, low entropy...)."""
+        return self.rejection(rule, match) is None
+
+    def rejection(self, rule: Rule, match: regex.Match[str]) -> str | None:
+        """Why a match of ``rule`` is no finding (what ``rules --explain`` says), or None."""
+        return next(self._rejections(rule, match), None)
+
+    def _rejections(self, rule: Rule, match: regex.Match[str]) -> Iterator[str]:
+        """The reasons a match is no finding, in the order they are checked (the first
+        is enough: ``rejection`` asks for no more)."""
         if not match.group(0):
-            return False
+            yield "it matches the empty string"
         start, end = _secret_span(rule, match)
-        if not _plausible(rule, match.string[start:end]):
-            return False
+        yield from _implausibilities(rule, match.string[start:end])
         # A digest labelled as one (a RECORD's sha256=, a lock file's sha512-) is no key,
         # whatever piece of it a rule took for one.
         if rule.kind == "builtin" and in_hash_context(match.string, start):
-            return False
-        if rule.value_filter is None:
-            return True
+            yield "its value lies in a digest labelled as one (sha256=, integrity, h1:...)"
         if rule.value_filter in _BY_SHAPE:
-            return _by_shape(rule.value_filter, match, (start, end))
-        settings = (
-            self.ruleset.password_filters if rule.value_filter == "password" else REFERENCE_FILTERS
-        )
-        return not password_value_rejected(_as_written(rule, match), settings)
+            if not _by_shape(rule.value_filter, match, (start, end)):
+                yield "its value does not look generated, or its name says it is no secret"
+        elif rule.value_filter is not None:
+            settings = (
+                self.ruleset.password_filters
+                if rule.value_filter == "password"
+                else REFERENCE_FILTERS
+            )
+            if password_value_rejected(_as_written(rule, match), settings):
+                yield "its value is a reference, a placeholder or too short"
+
+    def explain(self, text: str) -> list[tuple[str, str | None]]:
+        """Each enabled rule whose pattern matches ``text`` (one line), with why its
+        match is no finding (None: it is one), in judging order."""
+        verdicts: list[tuple[str, str | None]] = []
+        line = _Line(text, 0, len(text), 0)
+        for index, rule in enumerate(self.rules):
+            if not _holds(rule.requires, text):
+                continue
+            matches = list(self._all_matches(index, line))
+            if matches:
+                reasons = [self.rejection(rule, match) for match in matches]
+                verdicts.append((rule.name, None if None in reasons else reasons[0]))
+        return verdicts
+
+    def _all_matches(self, index: int, line: _Line) -> Iterator[regex.Match[str]]:
+        """Rule ``index``'s matches on the line, acceptable or not."""
+        pattern = self._patterns[index] or compiled(self.rules[index])
+        return pattern.finditer(line.text, timeout=self.ruleset.rule_timeout)
 
     def _reviewed(self, rule: str, match_text: str) -> str | None:
         """Whether ``match_text`` is reviewed for ``rule``: ``_EVERY_RULE`` when an entry
@@ -933,23 +963,40 @@ def _finding_below(
     return _finding_at(fragment, shown, rule, (start, end, start, end), allowlisted=False)
 
 
-def _plausible(rule: Rule, secret: str) -> bool:
-    """False when the rule's stopwords, allow patterns or entropy floor rule the secret out."""
+def _implausibilities(rule: Rule, secret: str) -> Iterator[str]:
+    """Why the rule's stopwords, allow patterns, entropy floor or checks rule the secret
+    out, in the order they are checked."""
     if rule.stopwords:
         lowered = secret.lower()
         if any(word in lowered for word in rule.stopwords):
-            return False
+            yield "its value holds one of the rule's stopwords (example, sample...)"
     if any(pattern_of(pattern).search(secret) for pattern in rule.allow):
-        return False
+        yield "its value matches one of the rule's allowed patterns"
     if rule.min_entropy and shannon(secret) < _floor(rule, secret):
-        return False
+        yield "its value's entropy is under the rule's floor"
     if rule.checksum is not None and not passes(rule.checksum, secret):
-        return False
-    # ABCDEFGHIJKLMNOP, an RFC's sample token or a token with a wrong checksum is an
-    # example, not a key.
-    return rule.kind != "builtin" or not (
-        is_sequential(secret) or is_documented_example(secret) or fails_published_check(secret)
-    )
+        yield _CHECK_FAILS.get(rule.checksum, f"its {rule.checksum} check fails")
+    if rule.kind == "builtin":
+        # ABCDEFGHIJKLMNOP, an RFC's sample token or a token with a wrong checksum is
+        # an example, not a key.
+        if is_sequential(secret):
+            yield "its value holds a run of letters or digits in order (ABCDEFGH, 12345678)"
+        if is_documented_example(secret):
+            yield "its value is an example a specification or a vendor's documentation prints"
+        if fails_published_check(secret):
+            yield _CHECK_FAILS["github_crc32"]
+
+
+_CRC = (
+    "its checksum fails: a GitHub or npm token ends in the CRC32 of its random part "
+    "(six base62 characters), and this one's does not match, so it was made up"
+)
+#: Why a token whose provider's check fails is no finding, by check.
+_CHECK_FAILS = {
+    "github_crc32": _CRC,
+    "npm_crc32": _CRC,
+    "basic_credentials": "it decodes to a placeholder user:password pair",
+}
 
 
 #: The entropy floor of a long hexadecimal value (a key or a token of 16 symbols
