@@ -230,6 +230,9 @@ _HARMLESS_NAME = r"""(?ix)
 #: Before a name that is the secret word alone (``key = ...``): prose or a log line
 #: (``using key=``, ``with apikey ...``) gives it away; an assignment alone does not.
 _PROSE_BEFORE = r"[A-Za-z]{2,}[,:]?\s+\S*$"
+#: A word just before the name, no comma between (``using key: <hex>``, not a repr's
+#: ``pending, key: <hex>``).
+_WORD_BEFORE = r"(?<![,:])\b[A-Za-z]{2,}[ \t]+$"
 
 
 def near_secret_word(
@@ -267,10 +270,16 @@ def _bare_word_told(line: str, name_start: int, name_end: int, value_start: int)
     is a secret: in prose or a log line (``using key=...``, ``token ... accepted``),
     not in an assignment of its own (``key = "..."``: GENERIC_BARE_KEY's, with its
     stricter shape), and a lowercase ``key`` only as ``key=`` (a repr's ``key: <hex>``
-    names a cache entry; a note's ``Zapdash KEY <hex>`` is written for a person)."""
+    names a cache entry; a note's ``Zapdash KEY <hex>`` is written for a person), or as
+    ``key:`` right after a word (``using key: <hex>``)."""
     if not _re(_PROSE_BEFORE).search(line, 0, name_start):
         return False
-    return line[name_start:name_end] != "key" or line[name_end:value_start] == "="
+    if line[name_start:name_end] != "key":
+        return True
+    between = line[name_end:value_start]
+    return between == "=" or (
+        between.strip() == ":" and _re(_WORD_BEFORE).search(line, 0, name_start) is not None
+    )
 
 
 def generated_value(line: str, secret: tuple[int, int]) -> bool:
