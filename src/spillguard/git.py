@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,16 +54,10 @@ def _git_answer(path: str, *args: str) -> str | None:
     """git's one-line answer about the repository at ``path``; None when it has none
     (or git is not installed: libgit2 then does everything)."""
     try:
-        completed = subprocess.run(
-            gitcommand.command("-C", path, *args),
-            capture_output=True,
-            text=True,
-            check=False,
-            env=gitcommand.environment(),
-        )
+        completed = gitcommand.run(gitcommand.command("-C", path, *args))
     except FileNotFoundError:
         return None
-    return completed.stdout.strip() or None if completed.returncode == 0 else None
+    return completed.stdout.decode().strip() or None if completed.returncode == 0 else None
 
 
 def open_repository(path: str = ".") -> pygit2.Repository:

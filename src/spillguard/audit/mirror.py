@@ -41,11 +41,9 @@ class MirrorError(SpillguardError):
 def _git(*args: str) -> subprocess.CompletedProcess[str]:
     # No hook, no URL that is a shell command, no prompt for a user name or password
     # (an audit runs unattended): gitcommand.fetch_command.
-    return subprocess.run(
-        gitcommand.fetch_command(*args), capture_output=True, text=True, encoding="utf-8",
-        errors="replace", stdin=subprocess.DEVNULL, env=gitcommand.fetch_environment(),
-        check=False,
-    )  # fmt: skip
+    done = gitcommand.run(gitcommand.fetch_command(*args), env=gitcommand.fetch_environment())
+    told, said = (out.decode("utf-8", "replace") for out in (done.stdout, done.stderr))
+    return subprocess.CompletedProcess(done.args, done.returncode, told, said)
 
 
 def failure_reason(stderr: str) -> str:

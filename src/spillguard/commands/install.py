@@ -11,7 +11,6 @@ removes only spillguard's hooks and puts such a ``HOOK.bak`` back.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -98,16 +97,13 @@ def _layout(path: str) -> tuple[bool, Path]:
 
 def _layout_from_git(path: str) -> tuple[bool, Path]:
     """As git reports it (SHA-256: libgit2 cannot open it); core.hooksPath included."""
-    completed = subprocess.run(
-        gitcommand.command("-C", path, "rev-parse", "--is-bare-repository", "--git-path", "hooks"),
-        capture_output=True,
-        text=True,
-        check=False,
-        env=gitcommand.environment(),
+    completed = gitcommand.run(
+        gitcommand.command("-C", path, "rev-parse", "--is-bare-repository", "--git-path", "hooks")
     )
-    lines = completed.stdout.splitlines()
+    lines = completed.stdout.decode().splitlines()
     if completed.returncode != 0 or len(lines) != 2:  # the two answers asked for
-        raise UsageError(f"{path}: cannot read the repository: {completed.stderr.strip()}")
+        told = completed.stderr.decode(errors="replace").strip()
+        raise UsageError(f"{path}: cannot read the repository: {told}")
     return lines[0] == "true", Path(path, lines[1].strip()).resolve()
 
 

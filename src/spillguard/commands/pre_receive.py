@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.configuration.loading import default_branch_file_cli, load_server_config
+from spillguard.core import gitcommand
 from spillguard.core.errors import ConfigError, ExitCode, GitError, UsageError
 from spillguard.hooks.pre_receive import (
     SHORT_ID,
@@ -97,19 +98,25 @@ def _judge_by_git(push: _Push) -> int:
     if _break_glass(push, config, push.repo_dir):
         return int(ExitCode.CLEAN)
     deadline = push.started + config.time_budget
-    scan = scan_push_cli(
-        push.repo_dir, push.updates, config, deadline=deadline, environ=push.environ
-    )
-    return _report(push.common, scan, config, push)
+    # The budget is the whole hook's: git's listing and reading are stopped at it too.
+    with gitcommand.deadline(deadline):
+        scan = scan_push_cli(
+            push.repo_dir, push.updates, config, deadline=deadline, environ=push.environ
+        )
+    return _report(push, scan, config)
 
 
-def _report(common: CommonOptions, scan: PushScan, config: Config, push: _Push) -> int:
+def _report(push: _Push, scan: PushScan, config: Config) -> int:
     decision = verdict(scan, config)
-    if common.quiet and not (scan.result.findings or scan.result.notices or scan.incomplete):
+    result = scan.result
+    if push.common.quiet and not (result.findings or result.notices or scan.incomplete):
         return int(decision.code)
     advertised = config.bypass_tokens if config.advertise_bypass_token else ()
+    # The time the pusher waited: the hook's, git's listing of the push included.
+    seconds = time.monotonic() - push.started
+    result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, seconds=seconds))
     lines = push_lines(
-        scan.result,
+        result,
         verdict=decision.message,
         bypass_tokens=advertised,
         policy=_policy(config, decision, push.repo_dir),

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,14 +92,8 @@ def _everywhere(root: str, config: Config, config_path: str | None) -> Iterator[
 
 
 def _commit_id(root: str, rev: str) -> str | None:
-    completed = subprocess.run(
-        gitcommand.command("-C", root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}"),
-        capture_output=True,
-        text=True,
-        check=False,
-        env=gitcommand.environment(),
-    )
-    return completed.stdout.strip() or None
+    command = gitcommand.command("-C", root, "rev-parse", "--verify", "-q", f"{rev}^{{commit}}")
+    return gitcommand.run(command).stdout.decode().strip() or None
 
 
 def _staged_then_file(

@@ -128,15 +128,10 @@ def _unborn_head(options: ScanOptions) -> bool:
     """A scan of HEAD (the default) in a repository that has no commit yet."""
     if options.revs not in {(), ("HEAD",), ("@",)} or options.all_refs or options.branches:
         return False
-    import subprocess
-
     from spillguard.core import gitcommand
 
     def answers(*args: str) -> bool:
-        command = gitcommand.command("-C", options.repo, *args)
-        environment = gitcommand.environment()
-        done = subprocess.run(command, capture_output=True, check=False, env=environment)
-        return done.returncode == 0
+        return gitcommand.run(gitcommand.command("-C", options.repo, *args)).returncode == 0
 
     return answers("rev-parse", "--git-dir") and not answers("rev-parse", "--verify", "-q", "HEAD")
 

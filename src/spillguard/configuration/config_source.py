@@ -14,7 +14,6 @@ server's way for pre-push, and for every command once the repository is synced.
 from __future__ import annotations
 
 import dataclasses
-import subprocess
 from typing import TYPE_CHECKING
 
 from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
@@ -73,13 +72,7 @@ def _text(found: RepositoryText) -> str | None:
 def _git(repo_dir: str, *args: str, stdin: bytes | None = None) -> bytes | None:
     """git's output, or None when the command fails (no such ref, not a repository)."""
     try:
-        done = subprocess.run(
-            gitcommand.command("-C", repo_dir, *args),
-            input=stdin,
-            capture_output=True,
-            check=False,
-            env=gitcommand.environment(),
-        )
+        done = gitcommand.run(gitcommand.command("-C", repo_dir, *args), stdin=stdin or b"")
     except OSError:
         return None
     return done.stdout if done.returncode == 0 else None

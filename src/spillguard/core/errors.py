@@ -39,6 +39,13 @@ class GitError(SpillguardError):
     exit_code = ExitCode.RUNTIME
 
 
+class GitTimeoutError(GitError):
+    """The deadline passed while git was reading (a push's time budget): git was stopped."""
+
+    def __init__(self) -> None:
+        super().__init__("the time budget ran out while git was reading the repository")
+
+
 def missing_object(object_id: str) -> str:
     """What to tell the user when git's object store lacks an object a scan needs."""
     return f"object {object_id} is missing from the repository (is it corrupt, or a partial clone?)"

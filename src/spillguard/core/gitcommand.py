@@ -31,6 +31,9 @@ and no terminal prompt (an unattended audit fails where it would wait for a pass
 Their credential helpers and ssh settings stay the administrator's: a mirror's
 configuration is the one ``git clone`` wrote for spillguard.
 
+Under ``deadline`` (a push's time budget), ``run`` and ``start`` bound every git by
+it: one still running then is killed, and none starts after it (``GitTimeoutError``).
+
 Not pinned, because no git spillguard runs reaches them: ``diff.external`` and
 ``diff.<driver>.command``/``textconv`` (every diff is asked with ``--no-ext-diff
 --no-textconv``: ``sources.diffparse``), ``filter.<driver>.*`` (no command here reads
@@ -44,11 +47,20 @@ merges or moves a ref, and ``install`` must read it to install where git looks),
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import TYPE_CHECKING
+import subprocess
+import threading
+import time
+from typing import IO, TYPE_CHECKING
+
+from spillguard.core.errors import GitTimeoutError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterator, Mapping, Sequence
+
+    #: Where a started git reads or writes: a pipe, a file, or nowhere.
+    Stream = int | IO[bytes] | None
 
 #: Before any git command: what a repository's configuration may not turn on.
 _PINNED = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "log.showSignature=false")
@@ -85,3 +97,99 @@ def environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
 def fetch_environment() -> dict[str, str]:
     """This process's environment for a fetch: no terminal to wait on for a password."""
     return {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+
+
+def run(
+    argv: Sequence[str], *, stdin: bytes = b"", env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``argv`` run to its end, its output captured, in ``env`` (``environment()`` by
+    default); under a deadline it is killed there (``GitTimeoutError``). Without git,
+    FileNotFoundError, as ``subprocess.run`` raises it."""
+    timeout = _left()
+    try:
+        return subprocess.run(
+            argv,
+            input=stdin,
+            capture_output=True,
+            check=False,
+            env=environment() if env is None else env,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:  # subprocess.run killed and reaped it
+        raise GitTimeoutError from None
+
+
+def start(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    stdin: Stream = None,
+    stdout: Stream = None,
+    stderr: Stream = None,
+) -> subprocess.Popen[bytes]:
+    """``argv`` started, for its caller to talk to and reap; under a deadline it is
+    killed there (its output then ends early, and it exits with a signal)."""
+    _left()
+    git = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, env=env)
+    watch = _watch
+    if watch is not None:
+        watch.add(git)
+    return git
+
+
+@contextlib.contextmanager
+def deadline(when: float) -> Iterator[None]:
+    """Every git started inside ends by ``when`` (``time.monotonic()``): a timer kills
+    those still running then, and none starts after it."""
+    global _watch  # noqa: PLW0603 - one deadline for the process: the hook's
+    watch = _Watch(when)
+    previous, _watch = _watch, watch
+    try:
+        yield
+    finally:
+        watch.cancel()
+        _watch = previous
+
+
+class _Watch:
+    """The gits started before a deadline, killed by a timer thread when it passes."""
+
+    def __init__(self, when: float) -> None:
+        self.when = when
+        self._gits: list[subprocess.Popen[bytes]] = []
+        self._lock = threading.Lock()
+        self._passed = False
+        self._timer = threading.Timer(max(0.0, when - time.monotonic()), self._expire)
+        self._timer.daemon = True  # it never keeps the process alive
+        self._timer.start()
+
+    def add(self, git: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._gits = [each for each in self._gits if each.returncode is None]
+            self._gits.append(git)
+            if self._passed:  # the deadline passed as it started
+                git.kill()
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def _expire(self) -> None:
+        with self._lock:
+            self._passed = True
+            for git in self._gits:
+                with contextlib.suppress(OSError):  # reaped meanwhile
+                    git.kill()
+
+
+_watch: _Watch | None = None
+
+
+def _left() -> float | None:
+    """The seconds left before the deadline (None without one); GitTimeoutError past it."""
+    watch = _watch
+    if watch is None:
+        return None
+    left = watch.when - time.monotonic()
+    if left <= 0:
+        raise GitTimeoutError
+    return left

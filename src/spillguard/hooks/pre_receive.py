@@ -180,13 +180,15 @@ def _until_deadline(items: Iterable[SourceItem], progress: _Progress) -> Iterato
 
 
 def _failed(error: Exception, progress: _Progress, refs: int, config: Config) -> PushScan:
-    """What was found before spillguard failed; the on_error policy decides the rest."""
+    """What was found before spillguard failed; the on_error policy decides the rest.
+    Past the deadline the failure is the budget's: a git it stopped (``gitcommand``)."""
     result = ScanResult(findings=tuple(progress.findings))
-    return PushScan(
-        result=_with_notices(result, progress, config),
-        refs=refs,
-        incomplete=f"spillguard failed: {_describe(error)}",
-    )
+    why = _out_of_time(config) if progress.expired() else f"spillguard failed: {_describe(error)}"
+    return PushScan(result=_with_notices(result, progress, config), refs=refs, incomplete=why)
+
+
+def _out_of_time(config: Config) -> str:
+    return f"the time budget of {config.time_budget:g} s ran out before the whole push was judged"
 
 
 def _describe(error: Exception) -> str:
@@ -203,10 +205,9 @@ def _incomplete(
             f"the push brings more than {config.max_commits} new commits (the cap); "
             f"{over_cap} were not scanned"
         )
-    if progress.out_of_time or result.out_of_time:
-        return (
-            f"the time budget of {config.time_budget:g} s ran out before the whole push was judged"
-        )
+    # Checked once more at the end: a git stopped at the deadline ends its output early.
+    if progress.out_of_time or result.out_of_time or progress.expired():
+        return _out_of_time(config)
     if result.errors or any(skip.failed for skip in result.skipped):
         return "part of the push could not be judged"
     return None

@@ -675,8 +675,8 @@ class GitDiffs:
         ids.write_bytes(stdin)
         self._errors = Path(scratch, f"{name}-errors")
         with ids.open("rb") as given, self._errors.open("wb") as told:
-            self._git = subprocess.Popen(
-                command, stdin=given, stdout=subprocess.PIPE, stderr=told, env=env
+            self._git = gitcommand.start(
+                command, env=env, stdin=given, stdout=subprocess.PIPE, stderr=told
             )
         assert self._git.stdout is not None  # noqa: S101 - Popen's promise for stdout=PIPE
         self._output = self._git.stdout

@@ -36,12 +36,8 @@ def run_git(*args: str, stdin: bytes = b"", also: Mapping[str, str] | None = Non
     set in its environment."""
     environ = None if also is None else {**os.environ, **also}
     try:
-        completed = subprocess.run(
-            gitcommand.command(*args),
-            input=stdin,
-            capture_output=True,
-            check=False,
-            env=gitcommand.environment(environ),
+        completed = gitcommand.run(
+            gitcommand.command(*args), stdin=stdin, env=gitcommand.environment(environ)
         )
     except FileNotFoundError:
         return None
@@ -54,11 +50,9 @@ def git_output(
     """git's output in ``git_dir`` (in ``env``, by default this process's environment);
     a failure is a GitError with git's own last word."""
     try:
-        completed = subprocess.run(
+        completed = gitcommand.run(
             gitcommand.command(f"--git-dir={git_dir}", *args),
-            input=stdin,
-            capture_output=True,
-            check=False,
+            stdin=stdin,
             env=gitcommand.environment(env),
         )
     except FileNotFoundError:
@@ -193,12 +187,12 @@ class Conversation:
         """Send ``question``; git's output, to read its answer from, or None if git
         stopped."""
         if self._git is None:
-            self._git = subprocess.Popen(
+            self._git = gitcommand.start(
                 self._command,
+                env=self._env,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env=self._env,
             )
         given, told = self._git.stdin, self._git.stdout
         assert given is not None  # noqa: S101 - Popen's promise for stdin=PIPE

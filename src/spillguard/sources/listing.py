@@ -41,13 +41,13 @@ class Listing:
         self._process = None
         if not any(rev.startswith("-") for rev in selection.revs):
             arguments = revision_arguments(selection)
-            self._process = subprocess.Popen(
+            self._process = gitcommand.start(
                 gitcommand.command(
                     *BOUNDED_PACK_MAPS, "-C", path, *HISTORY_LISTING, *arguments, "--"
                 ),
+                env=gitcommand.environment(),
                 stdout=self._output,
                 stderr=subprocess.DEVNULL,
-                env=gitcommand.environment(),
             )
 
     def ids(self) -> list[str]:

@@ -10,7 +10,6 @@ tag is followed as git follows it, by its first ``object`` line.
 
 from __future__ import annotations
 
-import subprocess
 from typing import TYPE_CHECKING
 
 from spillguard.core import gitcommand
@@ -81,13 +80,7 @@ def _git(path: str, *args: str, stdin: bytes = b"") -> bytes:
     """git's output in the repository at ``path``; nothing when git fails or is missing
     (a revision that is no tag, say: the scan of commits reports bad revisions)."""
     try:
-        completed = subprocess.run(
-            gitcommand.command("-C", path, *args),
-            input=stdin,
-            capture_output=True,
-            check=False,
-            env=gitcommand.environment(),
-        )
+        completed = gitcommand.run(gitcommand.command("-C", path, *args), stdin=stdin)
     except FileNotFoundError:
         return b""
     return completed.stdout

@@ -51,25 +51,41 @@ def received_commits(
     first as ``git rev-list --topo-order --reverse`` lists them (no commit before its
     parents); each credited to the first ref, in push order, that brings it.
 
-    One ``git log`` lists them with their details, whatever the number of refs;
-    replace refs are ignored, as the diffs ignore them (a replacement must not hide
-    a pushed commit's real parents).
+    One ``git log`` lists them with their details and parents, whatever the number of
+    refs (a push of 5,000 refs starts no git per ref); replace refs are ignored, as
+    the diffs ignore them (a replacement must not hide a pushed commit's real parents).
     """
     pushed = [update for update in updates if not is_zero_id(update.new)]
     if not pushed:
         return []
-    owners: dict[str, str] = {}
-    if len(pushed) > 1:  # else every commit is the one ref's
-        for update in pushed:
-            listed = git_output(git_dir, "rev-list", update.new, "--not", *known, "--")
-            for commit in listed.decode().split():
-                owners.setdefault(commit, update.ref)
     tips = "".join(f"{update.new}\n" for update in pushed).encode()
     listing = (*_LOG, "--topo-order", "--reverse", "--stdin", "--not", *known, "--")
     details = _parse_details(git_output(git_dir, *listing, stdin=tips))
+    owners = _owners(git_dir, pushed, details) if len(pushed) > 1 else {}
     return [
         dataclasses.replace(each, ref=owners.get(each.info.id, pushed[0].ref)) for each in details
     ]
+
+
+def _owners(
+    git_dir: str, pushed: Sequence[RefUpdate], details: Sequence[CliCommit]
+) -> dict[str, str]:
+    """The first ref, in push order, that reaches each new commit: walked down the new
+    commits' parents from each ref's commit (a tag peeled), stopping at those an
+    earlier ref reached already (all they reach is that ref's too)."""
+    parents = {each.info.id: each.parents for each in details}
+    peeled = "".join(f"{update.new}^{{commit}}\n" for update in pushed).encode()
+    listed = git_output(git_dir, "cat-file", "--batch-check=%(objectname)", stdin=peeled)
+    owners: dict[str, str] = {}
+    # A tag of a tree or a blob brings no commit: git says "<name> missing".
+    for update, line in zip(pushed, listed.decode().splitlines(), strict=True):
+        walk = [line] if line in parents else []
+        while walk:
+            commit = walk.pop()
+            if commit not in owners:
+                owners[commit] = update.ref
+                walk.extend(each for each in parents[commit] if each in parents)
+    return owners
 
 
 def _details(git_dir: str, commits: bytes) -> dict[str, CliCommit]:
