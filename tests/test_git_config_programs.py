@@ -196,8 +196,9 @@ def test_review_add_at_runs_no_program(quiet: GitRepo) -> None:
 
 def test_pre_push_over_an_armed_work_tree_runs_no_program(quiet: GitRepo) -> None:
     head = quiet.head()
+    url = quiet.git("remote", "get-url", "origin").strip()
     pushed = subprocess.run(
-        [sys.executable, "-m", "spillguard", "hook", "pre-push", "origin", "origin"],
+        [sys.executable, "-m", "spillguard", "hook", "pre-push", "origin", url],
         input=f"refs/heads/main {head} refs/heads/main {'0' * len(head)}\n",
         capture_output=True,
         text=True,

@@ -44,6 +44,7 @@ def run_hook_command(options: HookOptions) -> int:
 
         result, config = run_pre_push(
             remote=options.remote,
+            url=options.url,
             stdin=sys.stdin,
             config_path=common.config,
             include_allowlisted=common.include_allowlisted,

@@ -3,11 +3,12 @@ never makes it run a program.
 
 git runs programs its configuration names, and a repository's configuration
 (``.git/config``, a bare repository's ``config``, and every file they include) is
-written by whoever handed over the repository, or by a server's tenant. Each git
-spillguard starts takes its arguments from ``command`` (or ``fetch_command``) and its
-environment from ``environment``; ``tests/test_git_config_programs.py`` keeps every
-``subprocess`` call in ``src/`` to them. Options given with ``-c`` outrank every
-configuration file, included ones too (``include.path``, ``includeIf``).
+written by whoever handed over the repository, or by a server's tenant. Every git
+spillguard starts is started here (``run``, ``start``), with its arguments from
+``command`` (or ``fetch_command``) and its environment from ``environment``;
+``tests/test_git_config_programs.py`` keeps every process started in ``src/`` to this
+module. Options given with ``-c`` outrank every configuration file, included ones
+too (``include.path``, ``includeIf``).
 
 Pinned for every git:
 
@@ -23,13 +24,15 @@ Pinned for every git:
   empty allows no protocol, whatever ``protocol.<name>.allow`` says;
   ``GIT_NO_LAZY_FETCH`` says the same to a git that knows it (2.45 on).
 
-Pinned for the audit's fetches and clones of its mirrors (``fetch_command``), which
-must reach their remotes: ``core.hooksPath`` (the ``reference-transaction`` hook runs
-for each ref a fetch moves, ``pre-auto-gc`` for the gc it may start), ``core.fsmonitor``
-and the pager as above, ``protocol.ext.allow=never`` (a URL that is a shell command),
-and no terminal prompt (an unattended audit fails where it would wait for a password).
-Their credential helpers and ssh settings stay the administrator's: a mirror's
-configuration is the one ``git clone`` wrote for spillguard.
+Pinned where spillguard connects to a remote (``fetch_command``: the audit's fetches
+and clones of its mirrors, pre-push's ``ls-remote`` of the URL pushed to):
+``core.hooksPath`` (the ``reference-transaction`` hook runs for each ref a fetch
+moves, ``pre-auto-gc`` for the gc it may start), ``core.fsmonitor`` and the pager as
+above, ``protocol.ext.allow=never`` (a URL that is a shell command), and no terminal
+prompt (a hook or an unattended audit fails where it would wait for a password). The
+remote is named by its URL, never by a remote's name, so no ``remote.NAME.uploadpack``
+runs. Credential helpers and ssh settings stay the user's: those ``git push`` itself
+has just run, or, for a mirror, those of the configuration ``git clone`` wrote.
 
 Under ``deadline`` (a push's time budget), ``run`` and ``start`` bound every git by
 it: one still running then is killed, and none starts after it (``GitTimeoutError``).

@@ -2,9 +2,12 @@
 
 git writes one ``<local ref> <local sha> <remote ref> <remote sha>`` line per ref
 on the hook's stdin. A deletion (local sha all zeros) sends nothing. The commits
-sent are those reachable from the local sha and from none of: the remote sha, and
-the remote-tracking refs of that remote (``refs/remotes/NAME/*``), so a new
-branch sends only what the remote lacks. Under the pre-commit framework, which
+sent are those reachable from the local sha and from none of the refs the remote
+has: the remote shas git gives, and, where the remote-tracking refs
+(``refs/remotes/NAME/*``) would spare more, the remote's refs as ``git ls-remote``
+tells them now. A tracking ref is never taken at its word: anyone can write one
+(``git update-ref refs/remotes/origin/x``), and one left from before a force push
+names commits the remote no longer has. Under the pre-commit framework, which
 reads stdin itself, the range comes from ``PRE_COMMIT_FROM_REF`` and
 ``PRE_COMMIT_TO_REF`` (or ``PRE_COMMIT_LOCAL_BRANCH`` for a new branch).
 """
@@ -21,7 +24,6 @@ from spillguard.core.errors import GitError, UsageError
 from spillguard.core.models import RefUpdate, is_zero_id
 from spillguard.hooks.bypass import bypass_token_in
 from spillguard.scanning.run import run_scan
-from spillguard.sources.messages import tag_messages
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from spillguard.configuration.config import Config
     from spillguard.core.models import ScanResult
     from spillguard.sources import Source
+    from spillguard.sources.received_cli import CliCommit
 
 ADVICE = (
     "spillguard: push blocked by {count} blocking finding(s) in the commits being pushed.",
@@ -69,23 +72,29 @@ def framework_updates(environ: Mapping[str, str]) -> tuple[RefUpdate, ...] | Non
     return None
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Remote:
+    """The remote pushed to, as git names it to the hook: its name and URL."""
+
+    name: str | None
+    url: str | None
+
+
 def _pushed_source(
-    updates: Sequence[RefUpdate], remote: str | None, config: Config, skipped: _Skipped
+    updates: Sequence[RefUpdate], remote: _Remote, config: Config, skipped: _Skipped
 ) -> Source:
     """The commits the push sends, once, oldest first, each with the remote ref it goes
     to, read by git as history scans read them (SHA-1 and SHA-256 alike); then the
-    messages of the annotated tags it sends."""
+    messages of the annotated tags it sends, and the whole content of every tree or
+    blob a pushed ref or tag names."""
     from spillguard.sources.gitcli import git_dir_of
     from spillguard.sources.gitdiff import iter_commits_fast
-    from spillguard.sources.received_cli import received_commits
+    from spillguard.sources.received_cli import iter_tagged_objects, pushed_tips
 
     git_dir = git_dir_of(".")
-    # What the remote has: its tracking refs, and each remote sha this clone knows.
-    known = [f"--remotes={remote}"] if remote else []
-    known.extend(_commits_here(git_dir, [u.old for u in updates if not is_zero_id(u.old)]))
     commits = [
         commit
-        for commit in received_commits(git_dir, updates, known)
+        for commit in _unknown_to_remote(git_dir, updates, remote, skipped)
         if not _bypassed(commit.info.id, commit.info.message, config, skipped)
     ]
     yield from iter_commits_fast(
@@ -95,8 +104,74 @@ def _pushed_source(
         refs={commit.info.id: commit.ref for commit in commits if commit.ref is not None},
         parents={commit.info.id: commit.parents for commit in commits},
     )
-    pushed = [(update.new, update.ref) for update in updates if not is_zero_id(update.new)]
-    yield from tag_messages(git_dir, pushed)
+    tips = pushed_tips(git_dir, updates)
+    yield from iter_tagged_objects(git_dir, updates, max_size=config.max_file_size, tips=tips)
+
+
+def _unknown_to_remote(
+    git_dir: str, updates: Sequence[RefUpdate], remote: _Remote, skipped: _Skipped
+) -> list[CliCommit]:
+    """The pushed commits ``remote`` has under none of its refs.
+
+    The remote shas git gives the hook are the remote's own word. Where the tracking
+    refs of ``remote`` would spare commits beyond them, the remote is asked which
+    refs it has (one ``git ls-remote``, only then: a push of new commits onto a branch
+    it has costs no connection); if it cannot be asked, every commit beyond the remote
+    shas is judged, and the notice says why.
+    """
+    from spillguard.sources.gitcli import remote_tips
+    from spillguard.sources.received_cli import received_commits
+
+    known = _commits_here(git_dir, [u.old for u in updates if not is_zero_id(u.old)])
+    if remote.name is None or not _spared_by(git_dir, updates, known, remote.name):
+        return received_commits(git_dir, updates, known)
+    try:
+        tips = remote_tips(git_dir, remote.url or _push_url(git_dir, remote.name))
+    except GitError as error:
+        skipped.notices.append(
+            f"could not ask {remote.name} which commits it has ({error}): every commit "
+            "beyond the remote's tips git gave is judged"
+        )
+        return received_commits(git_dir, updates, known)
+    return received_commits(git_dir, updates, [*known, *_commits_here(git_dir, list(set(tips)))])
+
+
+def _push_url(git_dir: str, name: str) -> str:
+    """The URL git pushes to for the remote ``name`` (a URL git was given as it is).
+
+    ``git ls-remote`` is given the URL, never the name: with the name, git would run
+    the ``remote.NAME.uploadpack`` the repository's configuration sets."""
+    from spillguard.sources.gitcli import run_git
+
+    found = run_git(f"--git-dir={git_dir}", "remote", "get-url", "--push", "--", name)
+    return name if found is None else found.decode().strip()
+
+
+def _spared_by(
+    git_dir: str, updates: Sequence[RefUpdate], known: Sequence[str], remote: str
+) -> bool:
+    """Whether the tracking refs of ``remote`` keep commits that ``known`` does not from
+    the pushed ones: a commit at the edge of what the push would send without them (a
+    parent of one sent, or a pushed tip itself) that ``known`` does not reach.
+
+    Two ``git rev-list``, each bounded by the push: the first lists what would be
+    sent and its edge, the second walks from that edge only down to ``known``.
+    """
+    from spillguard.sources.gitcli import git_output
+
+    tips = [update.new for update in updates if not is_zero_id(update.new)]
+    asked = "".join(f"{tip}\n" for tip in tips).encode()
+    tracking = f"--remotes={remote}"
+    listing = ("rev-list", "--boundary", "--stdin", "--not", *known, tracking, "--")
+    listed = git_output(git_dir, *listing, stdin=asked).decode().split()
+    sent = {line for line in listed if not line.startswith("-")}
+    edge = [line[1:] for line in listed if line.startswith("-")]
+    peeled = _commits_here(git_dir, tips)
+    edge += [tip for tip in peeled if tip not in sent]
+    if not edge:
+        return False
+    beyond = git_output(git_dir, "rev-list", "-n1", *edge, "--not", *known, "--")
+    return bool(beyond.strip())
 
 
 def _commits_here(git_dir: str, objects: Sequence[str]) -> list[str]:
@@ -133,6 +208,7 @@ def _bypassed(commit: str, message: str, config: Config, skipped: _Skipped) -> b
 def run_pre_push(  # noqa: PLR0913 - keyword-only options of one call
     *,
     remote: str | None,
+    url: str | None = None,
     stdin: TextIO,
     config_path: str | None,
     include_allowlisted: bool,
@@ -146,6 +222,7 @@ def run_pre_push(  # noqa: PLR0913 - keyword-only options of one call
             raise UsageError("hook pre-push reads git's pre-push lines on stdin; git runs it")
         updates = parse_push_lines(stdin.read())
     remote = remote or environ.get("PRE_COMMIT_REMOTE_NAME")
+    url = url or environ.get("PRE_COMMIT_REMOTE_URL")
     root: str | None
     try:
         root = git.open_from_environment().workdir
@@ -165,6 +242,6 @@ def run_pre_push(  # noqa: PLR0913 - keyword-only options of one call
     )
     # Filled while the scan runs: run_scan reads notices once the items are consumed.
     skipped = _Skipped(notices=list(config.notices))
-    items = _pushed_source(updates, remote, config, skipped)
+    items = _pushed_source(updates, _Remote(remote, url), config, skipped)
     result = run_scan(items, config.ruleset, notices=skipped.notices)
     return dataclasses.replace(result, bypassed=tuple(skipped.commits)), config

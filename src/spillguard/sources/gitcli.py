@@ -87,6 +87,18 @@ def cat_objects(output: bytes, names: Sequence[str]) -> dict[str, Found]:
     return found
 
 
+def remote_tips(git_dir: str, url: str) -> list[str]:
+    """The object id of every ref the repository at ``url`` has now, as it tells them
+    (``git ls-remote``: one connection, made as ``git push`` makes it; no hook, no
+    prompt for a password)."""
+    command = gitcommand.fetch_command(f"--git-dir={git_dir}", "ls-remote", "--", url)
+    completed = gitcommand.run(command, env=gitcommand.fetch_environment())
+    if completed.returncode != 0:
+        told = completed.stderr.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git ls-remote failed: {told[-1] if told else completed.returncode}")
+    return [line.split("\t", 1)[0] for line in completed.stdout.decode().splitlines() if line]
+
+
 def git_dir_of(path: str) -> str:
     found = run_git("-C", path, "rev-parse", "--absolute-git-dir")
     if found is None:

@@ -58,8 +58,12 @@ def received_commits(
     pushed = [update for update in updates if not is_zero_id(update.new)]
     if not pushed:
         return []
-    tips = "".join(f"{update.new}\n" for update in pushed).encode()
-    listing = (*_LOG, "--topo-order", "--reverse", "--stdin", "--not", *known, "--")
+    # Known commits by id go with the tips (``^ID``): a remote's refs can be more than
+    # a command line holds; revisions such as ``--all`` stay on it.
+    hidden = "".join(f"^{each}\n" for each in known if not each.startswith("-"))
+    tips = ("".join(f"{update.new}\n" for update in pushed) + hidden).encode()
+    negated = [each for each in known if each.startswith("-")]
+    listing = (*_LOG, "--topo-order", "--reverse", "--stdin", "--not", *negated, "--")
     details = _parse_details(git_output(git_dir, *listing, stdin=tips))
     owners = _owners(git_dir, pushed, details) if len(pushed) > 1 else {}
     return [
@@ -179,6 +183,19 @@ class Tip:
         self.kind = kind
         self.peeled = peeled
         self.peeled_kind = peeled_kind
+
+
+def pushed_tips(git_dir: str, updates: Iterable[RefUpdate]) -> list[Tip]:
+    """Each pushed update's object and what it peels to, by one ``git cat-file``
+    (pre-push: pre-receive reads them with the push's other objects)."""
+    pushed = [update for update in updates if not is_zero_id(update.new)]
+    names = "".join(f"{update.new}\n{update.new}^{{}}\n" for update in pushed).encode()
+    listed = git_output(git_dir, "cat-file", "--batch-check", stdin=names).decode().split("\n")
+    kinds = [line.split(" ") for line in listed]
+    return [
+        Tip(update.ref, kind[1], peeled[0], peeled[1])
+        for update, kind, peeled in zip(pushed, kinds[::2], kinds[1::2], strict=False)
+    ]
 
 
 def iter_tagged_objects(
