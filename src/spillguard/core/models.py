@@ -135,6 +135,11 @@ class Fragment:
     #: that path's rules differ from ``path``'s (an allowlisted path, say), since
     #: content that arrives at a path is judged by that path's rules.
     moved_from: str | None = None
+    #: The file's lines just before and after the fragment's, each ending in a newline
+    #: (``sources.context``): read with it by rules that join a name and its value
+    #: over two lines; a finding only on them is not the fragment's.
+    before: str = dataclasses.field(default="", repr=False)
+    after: str = dataclasses.field(default="", repr=False)
 
 
 # A frozen dataclass's __init__ sets each field through object.__setattr__: building a
@@ -148,6 +153,8 @@ _SET_START_LINE = _FRAGMENT_SLOTS["start_line"].__set__
 _SET_COMMIT = _FRAGMENT_SLOTS["commit"].__set__
 _SET_REF = _FRAGMENT_SLOTS["ref"].__set__
 _SET_MOVED_FROM = _FRAGMENT_SLOTS["moved_from"].__set__
+_SET_BEFORE = _FRAGMENT_SLOTS["before"].__set__
+_SET_AFTER = _FRAGMENT_SLOTS["after"].__set__
 
 
 def diff_fragment(  # noqa: PLR0913, PLR0917 - every field of a Fragment, in order
@@ -157,8 +164,10 @@ def diff_fragment(  # noqa: PLR0913, PLR0917 - every field of a Fragment, in ord
     commit: CommitInfo | None,
     ref: str | None,
     moved_from: str | None,
+    context: tuple[str, str] = ("", ""),
 ) -> Fragment:
-    """``Fragment(path=path, text=text, ...)``, every field given, built faster."""
+    """``Fragment(path=path, text=text, ...)``, every field given (``context``: before
+    and after), built faster."""
     fragment = object.__new__(Fragment)
     _SET_PATH(fragment, path)
     _SET_TEXT(fragment, text)
@@ -166,6 +175,8 @@ def diff_fragment(  # noqa: PLR0913, PLR0917 - every field of a Fragment, in ord
     _SET_COMMIT(fragment, commit)
     _SET_REF(fragment, ref)
     _SET_MOVED_FROM(fragment, moved_from)
+    _SET_BEFORE(fragment, context[0])
+    _SET_AFTER(fragment, context[1])
     return fragment
 
 

@@ -126,6 +126,7 @@ class Scanner:
             rules = self._reviewed_index.setdefault(salt, {}).setdefault(entry.digest, set())
             rules.add(entry.rule)
         self._all_names = frozenset(rule.name for rule in self.rules)
+        self._by_name = {rule.name: rule for rule in self.rules}
         # Each rule's pattern by index, compiled on first use: looked up for every
         # rule tried on every candidate line.
         self._patterns: list[regex.Pattern[str] | None] = [None] * len(self.rules)
@@ -218,7 +219,17 @@ class Scanner:
             searched: set[int] = set()
         else:
             hits, worth = self._prefilter([fragment.text for fragment in fragments])
-            chosen = sorted(worth.union(self._triggered(fragments), self._decodable(fragments)))
+            chosen = sorted(
+                worth.union(
+                    self._triggered(fragments),
+                    self._decodable(fragments),
+                    (
+                        index
+                        for index, fragment in enumerate(fragments)
+                        if fragment.before or fragment.after
+                    ),
+                )
+            )
             # The texts the batch's search found no keyword in, but for those it could
             # not search in place (in ``worth`` then): their hits are none.
             searched = set(chosen) - worth
@@ -316,11 +327,21 @@ class Scanner:
         everything = exempt is self._all_names or exempt == self._all_names
         findings: list[Finding] = []
         judged: set[int] = set()
+        own = None
+        if fragment.before or fragment.after:
+            # judged with the lines around it, which hold a finding's other half only
+            own = range(fragment.start_line, fragment.start_line + _line_count(fragment.text))
+            fragment = _in_context(fragment)
+            hits = None
         try:
             lines = self._candidates(fragment.text, fragment.path, hits)
-            self._judge_lines(fragment, lines, exempt, findings, judged, everything=everything)
+            self._judge_lines(
+                fragment, lines, exempt, findings, judged, everything=everything, own=own
+            )
             if may_decode(fragment.text):
-                self._judge_views(fragment, exempt, findings, judged, everything=everything)
+                self._judge_views(
+                    fragment, exempt, findings, judged, everything=everything, own=own
+                )
         except OutOfTime as stop:
             self._reviewed_seen.clear()
             stop.findings = findings
@@ -338,9 +359,11 @@ class Scanner:
         judged: set[int],
         *,
         everything: bool,
+        own: range | None = None,
     ) -> None:
         """Each line's finding into ``findings``; ``judged`` gets the line number of
-        every finding, those hidden too."""
+        every finding, those hidden too. ``own``: the lines added, where the others
+        are context, and a finding only on those is not the fragment's."""
         deadline = self.deadline
         clean = self._clean
         below: set[int] = set()
@@ -356,6 +379,10 @@ class Scanner:
             )
             if finding is None or finding.line in below:
                 continue
+            if own is not None and not self._rests_on(
+                own, finding, fragment.start_line + line.index
+            ):
+                continue
             judged.add(finding.line)
             if finding.line != fragment.start_line + line.index:
                 # Reported on a later line (its secret's): that line is judged already.
@@ -367,7 +394,18 @@ class Scanner:
                 finding = _replace_allowlisted(finding)
             findings.append(finding)
 
-    def _judge_views(
+    def _rests_on(self, own: range, finding: Finding, matched: int) -> bool:
+        """Whether a finding of a rule that matched on line ``matched`` rests on one of
+        the ``own`` lines: it is on one, or it matched on one, or its rule read one of
+        the lines above the match (a name added above a value it makes a secret)."""
+        if finding.line in own or matched in own:
+            return True
+        rule = self._by_name.get(finding.rule)
+        if rule is None or rule.previous_line is None:
+            return False
+        return any(matched - above in own for above in range(1, rule.previous_lines + 1))
+
+    def _judge_views(  # noqa: PLR0913 - as _judge_lines
         self,
         fragment: Fragment,
         exempt: frozenset[str],
@@ -375,6 +413,7 @@ class Scanner:
         judged: set[int],
         *,
         everything: bool,
+        own: range | None = None,
     ) -> None:
         """The findings of the fragment's lines as their readers see them (``decoded``),
         each on its line and shown decoded, its secret masked as any: where the line
@@ -398,7 +437,7 @@ class Scanner:
                 lines = [(line, rules) for line, rules in lines if line.index == 0]
             found: list[Finding] = []
             inner: set[int] = set()
-            self._judge_lines(seen, lines, exempt, found, inner, everything=everything)
+            self._judge_lines(seen, lines, exempt, found, inner, everything=everything, own=own)
             for finding in found:
                 if view.first_only and finding.line != number:
                     continue
@@ -840,6 +879,23 @@ def _previous(line: _Line, count: int = 1) -> str:
         if start == -1:
             break
     return line.whole[start + 1 : end].replace("\r\n", "\n").rstrip("\r")
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (not text.endswith("\n"))
+
+
+def _in_context(fragment: Fragment) -> Fragment:
+    """The fragment with the lines around it (``Fragment.before``, ``after``) as its text."""
+    text = fragment.text if fragment.text.endswith("\n") else fragment.text + "\n"
+    return Fragment(
+        path=fragment.path,
+        text=fragment.before + text + fragment.after,
+        start_line=fragment.start_line - fragment.before.count("\n"),
+        commit=fragment.commit,
+        ref=fragment.ref,
+        moved_from=fragment.moved_from,
+    )
 
 
 def _line_end(text: str, position: int) -> int:

@@ -50,11 +50,13 @@ from spillguard.sources.blobdiff import (
     runs_added,
     text_added,
 )
+from spillguard.sources.context import may_need_context
 from spillguard.sources.diffparse import (
     REGULAR_MODES,
     carried_lines,
     commit_info_from,
     fragments,
+    lines_by_number,
 )
 from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
@@ -126,18 +128,19 @@ def iter_diff_fragments(  # noqa: PLR0913 - keyword-only knobs of one diff
     to each of them too are kept.
     """
     commit_id = commit.id if commit else None
-    for path, item, moved_from in _added_by_file(repo, diff, others, max_size):
+    for path, item, moved_from, whole in _added_by_file(repo, diff, others, max_size):
         if isinstance(item, str):
             yield skipped(path, item, commit_id)
         else:
-            yield from fragments(path, item, commit, ref, moved_from)
+            yield from fragments(path, item, commit, ref, moved_from, whole=whole)
 
 
 def _added_by_file(
     repo: pygit2.Repository, diff: pygit2.Diff, others: tuple[pygit2.Tree, ...], max_size: int
-) -> Iterator[tuple[str, AddedLines | str, str | None]]:
+) -> Iterator[tuple[str, AddedLines | str, str | None, AddedLines | None]]:
     """Each file's added lines, or why it is left out; and after a renamed file's added
-    lines, the lines the rename carried over, with the path they came from."""
+    lines, the lines the rename carried over, with the path they came from; each with
+    the file's lines where the lines around them are judged too (``sources.context``)."""
     moved = _deleted_contents(diff)
     for delta in diff.deltas:
         if delta.status in _NOTHING_ADDED:
@@ -147,7 +150,7 @@ def _added_by_file(
             continue  # a merge that took this file from another parent adds nothing here
         reason, data = git.skip_reason(repo, new.id, new.mode, max_size)
         if reason is not None:
-            yield new.path, reason, None
+            yield new.path, reason, None, None
             continue
         added, carried, source, removed_after = _file_lines(repo, delta, data, moved)
         primary = runs_added if is_binary(data) else text_added
@@ -160,8 +163,9 @@ def _added_by_file(
             added = with_touched_blocks(added, data, removed_after)
             carried = {n: line for n, line in carried.items() if n not in added}
         extra = _bytes_reading(repo, delta, data, others) if source is None else {}
-        readings = ((added, None), (carried, source), (extra, None))
-        yield from ((new.path, lines, where) for lines, where in readings if lines)
+        whole = lines_by_number(data) if primary is text_added and may_need_context(added) else None
+        readings = ((added, None, whole), (carried, source, None), (extra, None, None))
+        yield from ((new.path, lines, where, around) for lines, where, around in readings if lines)
 
 
 def _bytes_reading(

@@ -28,6 +28,7 @@ from spillguard.core import gitcommand
 from spillguard.core.decode import as_utf8, decode, marked_encoding
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, Fragment, diff_fragment
+from spillguard.sources.context import around
 from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, Conversation
 
 if TYPE_CHECKING:
@@ -143,6 +144,9 @@ class FileDiff:
     #: once a history scan asked: it asks twice, for the blobs to read ahead and for
     #: the lines, and the answer searches every added line.
     touches_block: bool | None = None
+    #: Whether an added line could be half of a name and its value on two lines
+    #: (``context.may_need_context``), once it is known.
+    needs_context: bool | None = None
 
 
 @dataclasses.dataclass(slots=True)
@@ -803,15 +807,19 @@ def _failure(told: bytes, code: int) -> str:
     return missing_object(unreadable.group(1) or unreadable.group(2))
 
 
-def fragments(
+def fragments(  # noqa: PLR0913 - a fragment's fields, and the file around it
     path: str,
     added: Mapping[int, bytes],
     info: CommitInfo | None,
     ref: str | None,
     moved_from: str | None = None,
+    *,
+    whole: Mapping[int, bytes] | None = None,
 ) -> Iterator[Fragment]:
     """One fragment per run of consecutive line numbers, each read as bytes (``decode``):
-    a UTF-16/32 file's lines come here already decoded (``commits.text_added``).
+    a UTF-16/32 file's lines come here already decoded (``commits.text_added``). With
+    ``whole``, the file's lines (``lines_by_number``), each carries the lines around
+    it (``sources.context``).
 
     A run is where ``number - position`` stays the same; grouping those in C keeps
     Python's work per fragment, not per line (this runs on every added line).
@@ -823,7 +831,8 @@ def fragments(
     if numbers[-1] - first == len(numbers) - 1 and numbers == list(range(first, numbers[-1] + 1)):
         # one run, in order: most files of a commit
         text = decode(b"".join(added.values()), start=first == 1)
-        yield diff_fragment(path, text, first, info, ref, moved_from)
+        context = _context(whole, first, numbers[-1])
+        yield diff_fragment(path, text, first, info, ref, moved_from, context)
         return
     if numbers != sorted(numbers):
         added = dict(sorted(added.items()))
@@ -833,8 +842,20 @@ def fragments(
     for _, run in itertools.groupby(map(operator.sub, numbers, itertools.count())):
         end = start + len(list(run))
         text = decode(b"".join(lines[start:end]), start=numbers[start] == 1)
-        yield diff_fragment(path, text, numbers[start], info, ref, moved_from)
+        context = _context(whole, numbers[start], numbers[end - 1])
+        yield diff_fragment(path, text, numbers[start], info, ref, moved_from, context)
         start = end
+
+
+def _context(whole: Mapping[int, bytes] | None, first: int, last: int) -> tuple[str, str]:
+    """The lines around lines ``first`` to ``last`` of the file, as text; none without it."""
+    if whole is None:
+        return _NO_CONTEXT
+    before, after = around(whole, first, last)
+    return decode(before, start=first - before.count(b"\n") == 1), decode(after, start=False)
+
+
+_NO_CONTEXT = ("", "")
 
 
 def lines_by_number(data: bytes) -> dict[int, bytes]:

@@ -60,6 +60,7 @@ from spillguard.core.errors import GitError
 from spillguard.core.models import CommitWalked, Skipped, is_zero_id
 from spillguard.sources.blobdiff import bytes_added, changes
 from spillguard.sources.blobsizes import BlobSizes
+from spillguard.sources.context import may_need_context
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
     DIFF_TREE,
@@ -70,6 +71,7 @@ from spillguard.sources.diffparse import (
     GitDiffs,
     fragments,
     git_command,
+    lines_by_number,
     plain_text,
 )
 from spillguard.sources.gitcli import run_git
@@ -103,7 +105,7 @@ if TYPE_CHECKING:
     import pygit2
 
     from spillguard.core.decode import Run
-    from spillguard.core.models import CommitInfo
+    from spillguard.core.models import CommitInfo, Fragment
     from spillguard.sources import Source, SourceItem
     from spillguard.sources.diffparse import CommitDiff, FileDiff
 
@@ -295,8 +297,22 @@ def _file_items(  # noqa: PLR0913, PLR0917 - one file of one commit, and where i
         if is_lfs_pointer(data):
             # git diffed it as text: not binary, so only a pointer file could be left out.
             return [Skipped(path=path, reason="LFS pointer", commit=info.id)]
-    added = _text_added(file, merge, blobs)
-    return None if added is None else list(fragments(path, added, info, ref))
+    found = _text_added(file, merge, blobs)
+    return None if found is None else list(_text_fragments(file, path, found, info, ref))
+
+
+def _text_fragments(
+    file: FileDiff,
+    path: str,
+    found: tuple[dict[int, bytes], bytes | None],
+    info: CommitInfo,
+    ref: str | None,
+) -> Iterator[Fragment]:
+    """The fragments of a text file's added lines (``_text_added``), with the lines
+    around them where they could be half of a name and its value."""
+    added, whole = found
+    around = None if whole is None or not _needs_context(file) else lines_by_number(whole)
+    return fragments(path, added, info, ref, whole=around)
 
 
 def _exact_items(
@@ -316,9 +332,13 @@ def _exact_items(
     base = None if is_zero_id(file.old_id) else old[1]
     added, removed_after = changes(base, data)
     extra = bytes_added(base, data) if wide_encoding(data) else {}
-    if not is_binary(data) and (removed_after or may_touch_block(added)):
-        added = with_touched_blocks(added, data, removed_after)
-    return [*fragments(path, added, info, ref), *fragments(path, extra, info, ref)]
+    around = None
+    if not is_binary(data):
+        if removed_after or may_touch_block(added):
+            added = with_touched_blocks(added, data, removed_after)
+        if may_need_context(added):
+            around = lines_by_number(data)
+    return [*fragments(path, added, info, ref, whole=around), *fragments(path, extra, info, ref)]
 
 
 def _wanted(files: Iterable[FileDiff], merge: bool) -> Iterator[tuple[str, bool]]:
@@ -329,10 +349,17 @@ def _wanted(files: Iterable[FileDiff], merge: bool) -> Iterator[tuple[str, bool]
             continue
         removed = file.removed_after and not merge
         last = merge and file.added and max(file.added) >= file.lines
-        if removed or last or _touches_block(file):
+        if removed or last or _touches_block(file) or _needs_context(file):
             yield file.new_id, False
         elif _may_be_lfs_pointer(file):
             yield file.new_id, True
+
+
+def _needs_context(file: FileDiff) -> bool:
+    """``context.may_need_context`` of the file's added lines, searched once per file."""
+    if file.needs_context is None:
+        file.needs_context = may_need_context(file.added)
+    return file.needs_context
 
 
 def _touches_block(file: FileDiff) -> bool:
@@ -348,8 +375,12 @@ def _utf8(path: bytes) -> str:
     return path.decode("utf-8", "surrogateescape")
 
 
-def _text_added(file: FileDiff, merge: bool, blobs: _Blobs) -> dict[int, bytes] | None:
-    """A text file's added lines, as the simple path finds them; None if a blob is missing.
+def _text_added(
+    file: FileDiff, merge: bool, blobs: _Blobs
+) -> tuple[dict[int, bytes], bytes | None] | None:
+    """A text file's added lines, as the simple path finds them, and the whole file
+    where it was read (its last line, a PEM block, the lines around an edit); None
+    if a blob is missing.
 
     A merge's file is one that differs from every parent, and git's combined diff kept
     only the lines no parent has, as the simple path does pair by pair; it calls the
@@ -366,12 +397,12 @@ def _text_added(file: FileDiff, merge: bool, blobs: _Blobs) -> dict[int, bytes] 
         if whole is None:
             return None
         added = _without_missing_newline(added, whole)
-    if removed_after or _touches_block(file):
+    if removed_after or _touches_block(file) or _needs_context(file):
         whole = blobs.whole(file.new_id) if whole is None else whole
         if whole is None:
             return None
         added = with_touched_blocks(added, whole, removed_after)
-    return added
+    return added, whole
 
 
 def _without_missing_newline(added: dict[int, bytes], data: bytes) -> dict[int, bytes]:

@@ -29,6 +29,7 @@ from spillguard.core.decode import (
     skipped,
 )
 from spillguard.core.errors import GitError, missing_object
+from spillguard.sources.context import may_need_context
 from spillguard.sources.diffparse import (
     EMPTY_TREE,
     REGULAR_MODES,
@@ -36,6 +37,7 @@ from spillguard.sources.diffparse import (
     carried_lines,
     fragments,
     git_command,
+    lines_by_number,
     run_diff_tree,
     starts_wide,
 )
@@ -86,7 +88,12 @@ class Staged:
                 and (file.removed_after or may_touch_block(added))
             ):
                 added = with_touched_blocks(added, content, file.removed_after)
-            yield from fragments(path, added, commit, ref)
+            around = (
+                lines_by_number(content)
+                if content is not None and not file.binary and may_need_context(added)
+                else None
+            )
+            yield from fragments(path, added, commit, ref, whole=around)
             if file.also is not None:
                 yield from fragments(path, file.also, commit, ref)
             if content is not None and file.old_path is not None and not is_binary(content):
@@ -381,12 +388,17 @@ def _with_blobs(
         return None
     small = [blob for blob in blobs if sizes.get(blob, LFS_POINTER_LIMIT) < LFS_POINTER_LIMIT]
     # A renamed file's whole content (what the rename carried may meet other rules), and
-    # that of a file whose added lines may lie in a PEM block.
+    # that of a file whose added lines may lie in a PEM block or need the lines around.
     whole = [
         file.new_id
         for _, file in files
         if not file.binary
-        and (file.old_path is not None or file.removed_after or may_touch_block(file.added))
+        and (
+            file.old_path is not None
+            or file.removed_after
+            or may_touch_block(file.added)
+            or may_need_context(file.added)
+        )
     ]
     wanted = dict.fromkeys([*small, *whole, *(name for name in staged if name in sizes)])
     contents = blob_contents(git_dir, list(wanted))
