@@ -75,3 +75,20 @@ class Server:
         """Every ref of the bare repository and the object it names."""
         listing = self.bare.git("for-each-ref", "--format=%(refname) %(objectname)")
         return dict(line.split(" ", 1) for line in listing.splitlines())
+
+
+def guarded(root: Path, object_format: str = "sha1") -> Server:
+    """A server whose ``main`` holds one commit (a README), the hook installed after it."""
+    server = Server(root, object_format=object_format)
+    server.work.write("README.md", "hello\n")
+    server.work.commit("base")
+    server.push("main")
+    install_hook(server.bare.path)
+    return server
+
+
+def blocking(output: str) -> list[str]:
+    """``path:line  RULE`` of each blocking finding a pusher was shown."""
+    return [
+        "  ".join(line.split("  ")[4:6]) for line in output.splitlines() if "  blocking  " in line
+    ]

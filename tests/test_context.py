@@ -20,7 +20,7 @@ from spillguard.core.models import Fragment, RuleSet
 from spillguard.detection.engine import Scanner
 from spillguard.sources.context import may_need_context
 from testing.gitrepo import GitRepo
-from testing.server import Server, hooked_commit, install_hook
+from testing.server import Server, blocking, guarded, hooked_commit
 from testing.tokens import expand
 
 if TYPE_CHECKING:
@@ -72,19 +72,7 @@ CASES = {
 
 @pytest.fixture(params=["sha1", "sha256"])
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Server:
-    server = Server(tmp_path, object_format=request.param)
-    server.work.write("README.md", "hello\n")
-    server.work.commit("base")
-    server.push("main")
-    install_hook(server.bare.path)
-    return server
-
-
-def blocking(output: str) -> list[str]:
-    """``path:line  RULE`` of each blocking finding a pusher was shown."""
-    return [
-        "  ".join(line.split("  ")[4:6]) for line in output.splitlines() if "  blocking  " in line
-    ]
+    return guarded(tmp_path, request.param)
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
@@ -48,6 +49,7 @@ def run_pre_commit(
     config_from: str | None = None,
 ) -> tuple[ScanResult, Config]:
     # git's command line alone: it spares the hook libgit2's import (most of its start-up).
+    from spillguard.sources.checkout import staged_items
     from spillguard.sources.staged_cli import read_staged
 
     staged = read_staged(CONFIGURATION_FILES)
@@ -59,5 +61,5 @@ def run_pre_commit(
         offline=offline,
         config_from=config_from,
     )
-    items = staged.items(max_size=config.max_file_size)
+    items = itertools.chain(staged.items(max_size=config.max_file_size), staged_items(staged))
     return run_scan(items, config.ruleset, notices=config.notices, scope="staged"), config

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import weakref
 from typing import TYPE_CHECKING
 
 from spillguard.core import gitcommand
@@ -42,6 +43,30 @@ def run_git(*args: str, stdin: bytes = b"", also: Mapping[str, str] | None = Non
     except FileNotFoundError:
         return None
     return completed.stdout if completed.returncode == 0 else None
+
+
+class Started:
+    """A git started now whose exit code is read later: its time passes beside the
+    caller's work (a hook's question it may not need the answer to)."""
+
+    def __init__(self, *args: str) -> None:
+        try:
+            self._process: subprocess.Popen[bytes] | None = subprocess.Popen(
+                gitcommand.command(*args),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=gitcommand.environment(),
+            )
+        except FileNotFoundError:
+            self._process = None
+        else:
+            # an answer nobody asked for is still waited for: no zombie is left
+            weakref.finalize(self, self._process.wait)
+
+    def code(self) -> int | None:
+        """git's exit code; None where git is not installed."""
+        return None if self._process is None else self._process.wait()
 
 
 def git_output(

@@ -58,8 +58,15 @@ from spillguard.core.decode import (
 )
 from spillguard.core.errors import GitError
 from spillguard.core.models import CommitWalked, Skipped, is_zero_id
+from spillguard.sources.attributes import (
+    attributes_asked,
+    is_attribute_file,
+    named,
+    names_attributes,
+)
 from spillguard.sources.blobdiff import bytes_added, changes
 from spillguard.sources.blobsizes import BlobSizes
+from spillguard.sources.checkout import Change, Checkouts
 from spillguard.sources.context import may_need_context
 from spillguard.sources.diffparse import (
     COMMIT_FORMAT,
@@ -79,7 +86,7 @@ from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 from spillguard.sources.received_cli import commit_details, iter_commit
 from spillguard.sources.renames import Renames
-from spillguard.sources.staged_cli import empty_tree_id
+from spillguard.sources.staged_cli import empty_tree_id, unquote
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
 _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size ")
@@ -164,6 +171,7 @@ def iter_commits_fast(  # noqa: PLR0913 - keyword-only knobs of one reading
         renames = Renames(side, env)
         running.callback(renames.close)
         ordered = iter(diffs)
+        written = _Written(git_dir, commits, parents)
         for commit in commits:
             ref = None if refs is None else refs.get(commit)
             header = _next(ordered, commit)
@@ -175,6 +183,7 @@ def iter_commits_fast(  # noqa: PLR0913 - keyword-only knobs of one reading
                 diff = None if merged is None else _next(merged, commit)
                 if len(header.parents) >= COMBINED_PARENTS_MOST:
                     diff = None  # git's combined diff cannot speak for it
+            written.note(header, diff, ref)
             items = None if diff is None else _commit_items(diff, ref, blobs, renames)
             if items is None:
                 known = None if header.info is None else (header.info, header.parents)
@@ -193,6 +202,66 @@ def iter_commits_fast(  # noqa: PLR0913 - keyword-only knobs of one reading
             else:
                 yield CommitWalked(commit=commit)
                 yield from items
+        yield from written.items()
+
+
+_Seen = tuple[str, tuple[str, ...], list[Change], "CommitInfo | None", str | None]
+
+
+class _Written:
+    """The chunk's commits as their checkouts write them (``sources.checkout``), judged
+    after the chunk: only where an attribute file of the trees it starts from, or a
+    line it adds to one, names an attribute that makes a checkout differ."""
+
+    def __init__(
+        self, git_dir: str, commits: Sequence[str], parents: Mapping[str, Sequence[str]] | None
+    ) -> None:
+        self._git_dir = git_dir
+        self._chunk = set(commits)
+        self._named = False
+        # Where the listing gave the parents (a push), git is asked now, beside the diffs.
+        self._asked = (
+            None if parents is None else attributes_asked(git_dir, self._boundary(parents))
+        )
+        #: Each commit, its parents, what it changed, its details if git gave them, its ref.
+        self._seen: list[_Seen] = []
+
+    def note(self, header: CommitDiff, diff: CommitDiff | None, ref: str | None) -> None:
+        """A commit of the chunk, as git diffed it (before its lines are taken)."""
+        files = (diff or header).files
+        self._named = self._named or any(
+            is_attribute_file(unquote(file.path))
+            and (file.binary or file.unsure or names_attributes(file.added.values()))
+            for file in files
+        )
+        changes = [
+            Change(
+                path=_utf8(unquote(file.path)),
+                old=None if is_zero_id(file.old_id) else file.old_id,
+                new=None if file.status == "D" else file.new_id,
+            )
+            for file in files
+        ]
+        self._seen.append((header.commit, tuple(header.parents), changes, header.info, ref))
+
+    def _boundary(self, parents: Mapping[str, Sequence[str]]) -> list[str]:
+        """The commits outside the chunk that its commits start from."""
+        return sorted({parent for each in parents.values() for parent in each} - self._chunk)
+
+    def items(self) -> Iterator[Fragment]:
+        if not self._seen:
+            named(self._asked)  # git's answer read: it has stopped
+            return
+        if self._asked is None:
+            found = {commit: parents for commit, parents, _, _, _ in self._seen}
+            self._asked = attributes_asked(self._git_dir, self._boundary(found))
+        if not (named(self._asked) or self._named):
+            return
+        checkouts = Checkouts(self._git_dir)
+        for commit, parents, changed, info, ref in self._seen:
+            parent = parents[0] if parents else None
+            known = info or commit_details(self._git_dir, commit)[0]
+            yield from checkouts.items(commit, parent, changed, known, ref)
 
 
 def _merge_message(git_dir: str, header: CommitDiff, ref: str | None) -> Source:

@@ -29,6 +29,12 @@ from spillguard.core.decode import (
     skipped,
 )
 from spillguard.core.errors import GitError, missing_object
+from spillguard.sources.attributes import (
+    attributes_asked,
+    is_attribute_file,
+    named,
+    names_attributes,
+)
 from spillguard.sources.context import may_need_context
 from spillguard.sources.diffparse import (
     EMPTY_TREE,
@@ -51,6 +57,7 @@ if TYPE_CHECKING:
     from spillguard.sources import Source
     from spillguard.sources.blobdiff import Diff
     from spillguard.sources.diffparse import FileDiff
+    from spillguard.sources.gitcli import Started
 
 _SHA1_LENGTH = 40
 _GITLINK_MODE = 0o160000
@@ -71,6 +78,20 @@ class Staged:
     #: The whole new content of renamed files and of files whose added lines may lie in
     #: a PEM block, by blob id.
     whole: dict[str, bytes] = dataclasses.field(default_factory=dict)
+    #: The git directory, ``HEAD``'s tree and the index's, and git asked whether an
+    #: attribute file of ``HEAD``'s names an attribute a checkout applies
+    #: (``read_staged``): its checkout is judged too (``sources.checkout``).
+    trees: tuple[str, str, str] | None = None
+    asked: Started | None = dataclasses.field(default=None, compare=False)
+
+    def checkout_named(self) -> bool:
+        """Whether the index's checkout may write a file otherwise than git stores it:
+        ``HEAD``'s attribute files, or lines staged into one, name such an attribute."""
+        staged = any(
+            is_attribute_file(path) and (file.binary or names_attributes(file.added.values()))
+            for path, file, _ in self.files
+        )
+        return named(self.asked) or staged
 
     def items(
         self, *, max_size: int, commit: CommitInfo | None = None, ref: str | None = None
@@ -118,11 +139,14 @@ class Staged:
 def read_staged(paths: Sequence[str]) -> Staged:
     """The staged changes and the staged content of ``paths``."""
     git_dir, head_tree, index_tree, empty_tree = _trees()
+    # beside the diffs: whether HEAD's attribute files make a checkout write otherwise
+    asked = attributes_asked(git_dir, [head_tree] if head_tree != empty_tree else [])
     bases = [head_tree, *_merge_heads(git_dir)]
     staged = read_tree_change(git_dir, empty_tree, bases, index_tree, paths)
     if staged is None:
+        named(asked)
         raise GitError("git could not read the staged changes")
-    return staged
+    return dataclasses.replace(staged, trees=(git_dir, head_tree, index_tree), asked=asked)
 
 
 def read_tree_change(  # noqa: PLR0913 - the trees, and what the caller has diffed already
