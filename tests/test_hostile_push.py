@@ -109,3 +109,37 @@ def test_a_key_in_the_author_or_committer_is_judged(server: Server) -> None:
         assert code != 0, output
         assert "<commit author>:" in output
         work.git("reset", "-q", "--hard", "HEAD~1")
+
+
+def test_a_message_git_log_re_encodes_is_judged_as_stored(server: Server) -> None:
+    """``i18n.commitEncoding=UTF-16LE`` records an ``encoding`` header over a message
+    stored as typed: ``git log`` decodes it into other characters, a clone holds it in
+    clear. Judged both ways, the key is found."""
+    work = server.work
+    work.write("notes.txt", "fine\n")
+    work.git("add", "-A")
+    message = f"deploys with {aws_key('encoded')}"  # even: git log can decode it
+    work.git("-c", "i18n.commitEncoding=UTF-16LE", "commit", "-q", "-m", message)
+    log = ["git", "log", "-1", "--format=%B"]
+    shown = subprocess.run(log, cwd=work.path, capture_output=True, check=True).stdout
+    assert aws_key("encoded").encode() not in shown  # git log shows other characters
+    code, output = server.push("HEAD:refs/heads/encoded")
+    assert code != 0, output
+    assert "<commit message>:1  AWS_CLIENT_ID" in output
+
+
+def test_names_are_judged_wherever_a_clone_shows_them(server: Server) -> None:
+    """A file named after a key, a folder named after one (``git ls-tree``), and a
+    branch named after one (``git ls-remote``), made with git's own porcelain."""
+    work = server.work
+    work.write(f"keys/AWS_ID={aws_key('file')}.txt", "fine\n")
+    work.write(f"{aws_key('folder')}/README.md", "fine\n")
+    work.git("add", "-A")
+    work.git("commit", "-q", "-m", "names")
+    code, output = server.push(f"HEAD:refs/heads/names-{aws_key('branch')}")
+    assert code != 0, output
+    paths = [line for line in output.splitlines() if "AWS_CLIENT_ID" in line]
+    assert sum("<path name>:" in line for line in paths) >= 2, output
+    assert any("<ref name>:1" in line for line in paths), output
+    told = [line for line in output.splitlines() if line.startswith("remote:")]
+    assert not any(aws_key(seed) in line for line in told for seed in ("file", "folder", "branch"))

@@ -11,6 +11,7 @@ judged when they came. Each ref a push creates is judged as ``<ref name>``.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from spillguard.core.decode import printable_text
@@ -29,30 +30,33 @@ _TREE = 0o040000
 #: The types git reads an entry's object as a blob for (``canon_mode``): regular files
 #: and symlinks; any other is a submodule's commit.
 _BLOBS = frozenset({0o100000, 0o120000})
+#: What the modes git writes name, looked up rather than parsed: a tree walk meets
+#: every entry of every tree a push brings.
+_KINDS = {b"100644": 0o100000, b"100755": 0o100000, b"120000": 0o120000, b"40000": _TREE}
 
-
-#: A tree entry: its mode, name and object id.
-Entry = tuple[int, bytes, str]
+#: A tree entry: its mode, name and raw object id, as the tree holds them.
+Entry = tuple[bytes, bytes, bytes]
 
 
 def tree_entries(data: bytes, id_length: int) -> list[Entry] | None:
-    """A tree's entries as git reads them (``MODE NAME\\0`` then the raw id); None when
-    the bytes are no tree git could read."""
-    entries = []
-    position = 0
-    while position < len(data):
-        space = data.find(b" ", position)
-        nul = data.find(b"\0", space + 1)
-        end = nul + 1 + id_length
-        if space < 0 or nul < 0 or end > len(data):
-            return None
-        try:
-            mode = int(data[position:space], 8)
-        except ValueError:
-            return None
-        entries.append((mode, data[space + 1 : nul], data[nul + 1 : end].hex()))
-        position = end
-    return entries
+    """A tree's entries as git reads them (``MODE NAME\\0`` then the raw id, the mode
+    in octal digits); None when the bytes are no tree git could read."""
+    entries: list[Entry] = _ENTRY[id_length].findall(data)
+    # the entries must tile the tree: bytes findall passed over are no entry git reads
+    covered = sum(len(mode) + len(name) for mode, name, _ in entries)
+    return entries if covered + len(entries) * (id_length + 2) == len(data) else None
+
+
+#: A tree entry, by the length of its raw id (SHA-1, SHA-256), parsed in C: a tree walk
+#: meets every entry of every tree a push brings.
+_ENTRY = {
+    length: re.compile(rb"([0-7]+) ([^\0]*)\0(.{%d})" % length, re.DOTALL) for length in (20, 32)
+}
+
+
+def _kind(mode: bytes) -> int:
+    """What a mode git does not write names (``S_IFMT``), as its ``canon_mode`` reads it."""
+    return int(mode, 8) & _TYPE_BITS
 
 
 class TreeNames:
@@ -63,12 +67,17 @@ class TreeNames:
         self._load = trees
         self._trees: Mapping[str, bytes] | None = None
         self.visited: set[str] = set()
-        #: The blobs the visited trees name (regular files and symlinks; a submodule's
-        #: commit is no object of this repository).
-        self.blobs: set[str] = set()
+        #: The raw ids of the blobs the visited trees name (regular files and
+        #: symlinks; a submodule's commit is no object of this repository).
+        self._blobs: set[bytes] = set()
         #: Full paths judged so far: a path that every new version of a tree repeats
         #: is judged once.
         self.judged: set[bytes] = set()
+
+    @property
+    def blobs(self) -> list[str]:
+        """The ids of the blobs the visited trees name."""
+        return [blob.hex() for blob in self._blobs]
 
     def items(
         self, tree: str, *, prefix: bytes = b"", info: CommitInfo | None, ref: str | None
@@ -90,18 +99,25 @@ class TreeNames:
                 text = printable_text(data).encode()
                 yield from fragments(PATH_NAME, {1: text}, info, ref)
                 continue
-            lines = {}
-            for number, (mode, name, object_id) in enumerate(entries, start=1):
-                path = under + name
-                if path not in self.judged:
-                    self.judged.add(path)
-                    lines[number] = path + b"\n"
-                kind = mode & _TYPE_BITS
-                if kind == _TREE:
-                    pending.append((object_id, path + b"/"))
-                elif kind in _BLOBS:
-                    self.blobs.add(object_id)
-            yield from fragments(PATH_NAME, lines, info, ref)
+            yield from fragments(PATH_NAME, self._walk(entries, under, pending), info, ref)
+
+    def _walk(
+        self, entries: list[Entry], under: bytes, pending: list[tuple[str, bytes]]
+    ) -> dict[int, bytes]:
+        """The lines of a tree's paths not judged yet; its subtrees go to ``pending``."""
+        lines = {}
+        judged = self.judged
+        for number, (mode, name, object_id) in enumerate(entries, start=1):
+            path = under + name
+            if path not in judged:
+                judged.add(path)
+                lines[number] = path + b"\n"
+            kind = _KINDS.get(mode) or _kind(mode)
+            if kind == _TREE:
+                pending.append((object_id.hex(), path + b"/"))
+            elif kind in _BLOBS:
+                self._blobs.add(object_id)
+        return lines
 
 
 def ref_name_items(updates: tuple[RefUpdate, ...]) -> Iterator[Fragment]:
