@@ -1,7 +1,7 @@
 """Recall and near-misses flagged, per family, on a generated corpus of realistic files.
 
-    python bench/recall.py [--independent | --wild | --longtail] [--seed S] [--show-misses]
-                           [--family TEXT] [--each-family]
+    python bench/recall.py [--independent | --wild | --longtail | --blind] [--seed S]
+                           [--show-misses] [--family TEXT] [--each-family]
 
 The corpus (testing/recall/) holds, for each family, secrets in files of many
 formats and code styles and hard near-misses beside them (placeholders, environment
@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the testing/ 
 from spillguard.configuration.rules import builtin_rules
 from spillguard.core.models import Fragment, RuleSet
 from spillguard.detection.engine import Scanner
+from testing.recall.blind import blind_corpus
 from testing.recall.families import FAMILIES, Case
 from testing.recall.independent import independent_corpus
 from testing.recall.longtail import longtail_corpus
@@ -78,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the long tail: services no rule names, positional credentials, dumps, webhooks",
     )
     parser.add_argument(
+        "--blind",
+        action="store_true",
+        help="the corpus written by people who did not write the rules (testing/recall/blind.py)",
+    )
+    parser.add_argument(
         "--each-family",
         action="store_true",
         help="a row for each provider family (rule file and section), not one for all",
@@ -85,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scanner = Scanner(RuleSet(rules=builtin_rules()))
     totals: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0, 0])
-    if args.longtail:
+    if args.blind:
+        cases = blind_corpus(args.seed)
+    elif args.longtail:
         cases = list(longtail_corpus(args.seed))
     elif args.wild:
         cases = wild_corpus(args.seed)
