@@ -104,3 +104,35 @@ def test_an_honest_push_carries_nothing_unreached(server: Server) -> None:
     code, output = server.push("HEAD:refs/heads/honest")
     assert code == 0, output
     assert "push accepted: no secrets found" in output
+
+
+def test_the_trees_of_a_large_push_are_read_one_by_one_with_the_same_findings(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A push of many trees has each read as the walk reaches it, not all at once with
+    the commits: the same findings, names at every depth included."""
+    from spillguard.configuration.loading import load_server_config, no_files
+    from spillguard.core.models import RefUpdate
+    from spillguard.hooks.pre_receive import scan_push_cli
+    from spillguard.sources import pushed
+    from testing.gitrepo import GitRepo
+
+    repo = GitRepo(tmp_path / "repo")
+    for depth in range(4):
+        path = "/".join([*(f"d{level}" for level in range(depth)), f"AWS_ID={KEY}.txt"])
+        repo.write(path, f"depth {depth}\n")  # no two folders one tree: each is walked
+        repo.commit(f"depth {depth}")
+    tip = repo.head()
+    repo.git("update-ref", "-d", "refs/heads/main")  # none of them is on the server yet
+    config = load_server_config(repo_dir=str(repo.path), config_path=None, read_file=no_files)
+    updates = (RefUpdate("0" * 40, tip, "refs/heads/topic"),)
+
+    def findings() -> list[tuple[str, str, int]]:
+        scan = scan_push_cli(str(repo.path / ".git"), updates, config, deadline=float("inf"))
+        assert scan.incomplete is None
+        return [(f.commit.id if f.commit else "", f.path, f.line) for f in scan.result.findings]
+
+    at_once = findings()
+    monkeypatch.setattr(pushed, "_TREES_AT_ONCE", 1)
+    assert findings() == at_once
+    assert sum(path == "<path name>" for _, path, _ in at_once) == 4

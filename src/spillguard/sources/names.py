@@ -4,7 +4,8 @@
 name, so a name can leak a secret as a file can (``GITHUB_TOKEN=<token>.txt``, a
 folder named after a token, ``refs/heads/<token>``). Each tree a push brings is read
 as ``tree-walk.c`` reads it, from the commit (or ref) that first reaches it; each
-entry's full path is judged once per push, with the pseudo-path ``<path name>``.
+entry's full path is judged once per push, with the pseudo-path ``<path name>``;
+a tree found at two paths is walked at the first (its names are the same text).
 Subtrees the repository had before the push are not entered: their names were
 judged when they came. Each ref a push creates is judged as ``<ref name>``.
 """

@@ -15,11 +15,15 @@ What git stores is judged, not what ``git log`` shows of it:
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from spillguard.core import gitcommand
 from spillguard.core.decode import readings, skipped, unread_reason
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, CommitWalked, Fragment, is_zero_id
+from spillguard.sources.diffparse import BlobHeads
 from spillguard.sources.gitcli import cat_objects, git_output
 from spillguard.sources.gitdiff import iter_commits_fast
 from spillguard.sources.names import TreeNames, ref_name_items
@@ -78,20 +82,80 @@ def push_items(plan: PushPlan) -> Source:
     raw = _Raw(plan.git_dir)
     pushed = [update for update in plan.updates if not is_zero_id(update.new)]
     # One git reads the commits, the pushed objects and what they peel to, and the
-    # quarantine's trees (without one, the trees are known only once git walks them).
+    # quarantine's trees (without one, the trees are known only once git walks them);
+    # a push of many trees has each read as its walk reaches it.
     quarantined = plan.carried.quarantined_trees()
+    at_once = quarantined if quarantined is not None and len(quarantined) <= _TREES_AT_ONCE else ()
     tips = [name for update in pushed for name in (update.new, f"{update.new}^{{}}")]
-    raw.read([*(each.info.id for each in plan.commits), *(quarantined or ()), *tips])
+    raw.read([*(each.info.id for each in plan.commits), *at_once, *tips])
+    with contextlib.closing(_TreeReader(plan, raw, quarantined)) as trees:
+        names = TreeNames(trees.trees)
+        yield from _commit_items(plan, raw.data, names)
+        yield from _pushed_objects(plan, raw, names, pushed)
 
-    def trees() -> dict[str, bytes]:  # once the first commit is judged: a failure keeps it
-        ids = quarantined
+
+#: The most trees read with the commits, at once: beyond, a tree is read as the walk
+#: reaches it (one git answering one at a time), so memory holds the trees pending.
+_TREES_AT_ONCE = 2000
+
+
+class _TreeReader:
+    """The trees a push brings, as ``names.TreeNames`` reads them: read with the
+    commits (a push of a few), or each when the walk reaches it (of many)."""
+
+    def __init__(self, plan: PushPlan, raw: _Raw, quarantined: list[str] | None) -> None:
+        self._plan = plan
+        self._raw = raw
+        self._quarantined = quarantined
+        self._one_by_one: BlobHeads | None = None
+
+    def trees(self) -> Mapping[str, bytes]:
+        """Called once the first commit is judged: a failure to list them keeps it."""
+        ids = self._quarantined
         if ids is None:
-            ids = [oid for oid, kind in plan.carried.kinds.items() if kind == "tree"]
-            raw.read(ids)
-        return {oid: raw.data[oid] for oid in ids}
+            ids = [oid for oid, kind in self._plan.carried.kinds.items() if kind == "tree"]
+        if len(ids) <= _TREES_AT_ONCE:
+            self._raw.read(ids)
+            return {oid: self._raw.data[oid] for oid in ids}
+        command = gitcommand.command(f"--git-dir={self._plan.git_dir}")
+        self._one_by_one = BlobHeads(command, gitcommand.environment(), _LARGEST)
+        return _OneByOne(frozenset(ids), self._one_by_one)
 
-    names = TreeNames(trees)
-    yield from _commit_items(plan, raw.data, names)
+    def close(self) -> None:
+        if self._one_by_one is not None:
+            self._one_by_one.close()
+
+
+#: Any tree's size: a tree is read whole.
+_LARGEST = 1 << 62
+
+
+class _OneByOne(Mapping[str, bytes]):
+    """Trees by id, each read when asked for (and then left to be freed)."""
+
+    def __init__(self, ids: frozenset[str], git: BlobHeads) -> None:
+        self._ids = ids
+        self._git = git
+
+    def __getitem__(self, tree: str) -> bytes:
+        found = self._git.read(tree) if tree in self._ids else None
+        if found is None:
+            raise KeyError(tree)
+        return found[1]
+
+    def __contains__(self, tree: object) -> bool:
+        return tree in self._ids
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+def _pushed_objects(plan: PushPlan, raw: _Raw, names: TreeNames, pushed: list[RefUpdate]) -> Source:
+    """The pushed tags, trees and blobs, the created refs' names, and what the push
+    carries that no pushed ref reaches (counted; judged where the policy says so)."""
     peeled = [raw.tip(update) for update in pushed]
     yield from iter_tagged_objects(plan.git_dir, plan.updates, max_size=plan.max_size, tips=peeled)
     for tip in peeled:
