@@ -407,3 +407,21 @@ def test_credentials_scrubbed_from_what_git_says() -> None:
     url: CloneUrl = parse_clone_url(f"https://ada:{TOKEN}%21@h/x.git")
     said = f"fatal: unable to access 'https://ada:{TOKEN}!@h/x.git/': {TOKEN}%21 refused"
     assert TOKEN not in scrubbed(said, url)
+
+
+# -- a per-repository time budget --------------------------------------------------------------
+
+
+def test_a_repository_over_its_time_budget_fails_and_is_judged_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exhausted, the budget is said, never a silent "clean", and nothing is recorded."""
+    app = repository(tmp_path / "team" / "app.git", "budget", secret=True)
+    state = str(tmp_path / "s.sqlite")
+    code, tree, err = run_audit(capsys, str(app), "--state", state, "--repository-budget", "1e-9")
+    assert code == 3
+    assert by_repository(tree)["team/app"][0]["state"] == "failed"
+    assert "team/app: over its time budget of 1e-09 s (--repository-budget): judging stopped" in err
+    code, tree, _ = run_audit(capsys, str(app), "--state", state)
+    assert code == 1
+    assert by_branch(tree)["team/app:main"]["reason"] == "new"

@@ -134,14 +134,15 @@ def test_defaults_without_any_file() -> None:
 
 
 def test_every_setting_of_a_repository_file_and_its_source() -> None:
+    own = "max_rule_timeout = 2.5\nmax_file_size = 1000\ninclude_plaintext_in_exports = true\n"
     config = resolved(
+        layer(own, role="global", source=USER),
         layer(
-            "max_rule_timeout = 2.5\nmax_file_size = 1000\ninclude_plaintext_in_exports = true\n"
             "deduplicate_exports = false\nrequire_review_reason = true\n"
             "[hook]\nmode = 'warn'\n"
             "[generic_password]\nenv_references = false\nplaceholders = false\nmin_length = 9\n"
             "[sync]\nproject = 'PRJ'\nrepo = 'app'\nvariant = 'code-hosting'\n"
-        )
+        ),
     )
     assert config.ruleset.rule_timeout == 2.5
     assert config.max_file_size == 1000
@@ -156,11 +157,38 @@ def test_every_setting_of_a_repository_file_and_its_source() -> None:
     origins = dict(config.origins)
     assert origins["hook.mode"] == REPO
     assert origins["generic_password.min_length"] == REPO
-    assert origins["max_file_size"] == REPO
+    assert origins["max_file_size"] == USER
+    assert config.notices == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("max_rule_timeout = 3600\n", "max_rule_timeout"),
+        ("max_file_size = 1\n", "max_file_size"),
+        ("max_file_size = 100_000_000_000\n", "max_file_size"),
+        ("include_plaintext_in_exports = true\n", "include_plaintext_in_exports"),
+    ],
+)
+def test_a_repository_file_cannot_raise_what_a_scan_costs_or_lower_what_it_protects(
+    text: str, name: str
+) -> None:
+    """Honoured from your own or the administrator's file only: in a repository's file
+    the key is ignored, named in a notice, and the value below it stands."""
+    own = layer("max_rule_timeout = 5\nmax_file_size = 4096\n", role="global", source=USER)
+    config = resolved(own, layer(text))
+    assert (config.ruleset.rule_timeout, config.max_file_size) == (5.0, 4096)
+    assert config.include_plaintext_in_exports is False
+    notice = (
+        f"{REPO}: {name} is ignored in a repository's file (set it in your own or the "
+        "administrator's file)"
+    )
+    assert config.notices == (notice,)
 
 
 def test_max_rule_timeout_zero_selects_twenty_seconds() -> None:
-    assert resolved(layer("max_rule_timeout = 0\n")).ruleset.rule_timeout == 20.0
+    zero = layer("max_rule_timeout = 0\n", role="global", source=USER)
+    assert resolved(zero).ruleset.rule_timeout == 20.0
 
 
 def test_administrator_policy_keys() -> None:
@@ -310,10 +338,10 @@ def test_unknown_locked_rule_is_a_notice() -> None:
     assert config.notices == ("locked rule NO_SUCH_RULE does not exist",)
 
 
-def test_a_repository_sets_its_own_size_cap_and_hook_mode() -> None:
+def test_a_repository_sets_its_own_hook_mode_but_not_its_size_cap() -> None:
     repo = layer("max_file_size = 1\n[hook]\nmode = 'warn'\n")
     config = resolved(repo)
-    assert (config.max_file_size, config.hook_mode) == (1, "warn")
+    assert (config.max_file_size, config.hook_mode) == (10 * 1024 * 1024, "warn")
 
 
 def test_lock_on_a_rule_that_only_the_servers_layer_defines() -> None:

@@ -43,7 +43,10 @@ def check(capsys, *argv: str) -> tuple[int, str, str]:
 def test_text_shows_layers_rules_settings_and_their_sources(
     repo: GitRepo, own_file: Path, capsys
 ) -> None:
-    own_file.write_text("disabled_rules = ['AWS_CLIENT_ID']\nlocked_rules = ['GENERIC_PASSWORD']\n")
+    own_file.write_text(
+        "disabled_rules = ['AWS_CLIENT_ID']\nlocked_rules = ['GENERIC_PASSWORD']\n"
+        "max_file_size = 4096\n"
+    )
     repo.write(".spillguard.toml", "max_file_size = 2048\ndisabled_rules = ['GENERIC_PASSWORD']\n")
     code, out, err = check(capsys, "--repo", str(repo.path), "--include-allowlisted")
     assert (code, err) == (0, "")
@@ -58,7 +61,8 @@ def test_text_shows_layers_rules_settings_and_their_sources(
     assert re.search(
         rf"GENERIC_PASSWORD +builtin +enabled +blocking +{re.escape(str(own_file))} +locked", out
     )
-    assert f"  max_file_size = 2048  ({repository})\n" in out
+    assert f"  max_file_size = 4096  ({own_file})\n" in out
+    assert f"notice: {repository}: max_file_size is ignored in a repository's file" in out
     assert '  hook.mode = "block"  (default)\n' in out
     assert f"notice: {repository}: rule GENERIC_PASSWORD is locked" in out
     assert out.endswith("configuration OK\n")

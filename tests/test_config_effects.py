@@ -80,7 +80,8 @@ CASES = {
         ["GENERIC_PASSWORD"],
     ),
     # text of any size is judged; the binary over the limit is not searched
-    "max_file_size": ("max_file_size = 40\n", "", ["AWS_CLIENT_ID"] * 2 + ["GENERIC_PASSWORD"] * 2),
+    # (in your own file: a repository's may not set it)
+    "max_file_size": ("", "max_file_size = 40\n", ["AWS_CLIENT_ID"] * 2 + ["GENERIC_PASSWORD"] * 2),
 }
 
 
@@ -148,13 +149,22 @@ def test_hook_mode_warn_accepts_the_commit(leaky: GitRepo, capsys, monkeypatch) 
     assert main(["hook", "pre-commit"]) == 1  # a locked rule still blocks
 
 
-def test_include_plaintext_in_exports_governs_csv(leaky: GitRepo, capsys) -> None:
+def test_include_plaintext_in_exports_governs_csv(leaky: GitRepo, capsys, tmp_path: Path) -> None:
+    """Your own file's setting, never a repository's: a cloned repository must not make
+    ``scan --format csv`` print every secret in clear."""
     leaky.commit("leak")
     main(["scan", "--tree", "HEAD", "--repo", str(leaky.path), "--format", "csv"])
     assert AWS not in capsys.readouterr().out
     leaky.write(".spillguard.toml", "include_plaintext_in_exports = true\n")
     leaky.commit("plaintext exports")
     main(["scan", "--tree", "HEAD", "--repo", str(leaky.path), "--format", "csv"])
+    shown = capsys.readouterr()
+    assert AWS not in shown.out
+    assert "include_plaintext_in_exports is ignored in a repository's file" in shown.err
+    own = tmp_path / "own.toml"
+    own.write_text("include_plaintext_in_exports = true\n")
+    argv = ["scan", "--tree", "HEAD", "--repo", str(leaky.path), "--config", str(own)]
+    main([*argv, "--format", "csv"])
     assert AWS in capsys.readouterr().out
 
 
@@ -180,17 +190,18 @@ def test_a_repository_allowlist_never_spares_a_locked_rule(
     assert (code, report["findings"]) == (0, [])
 
 
-def test_max_rule_timeout_is_the_budget_of_one_rule_on_one_line(repo: GitRepo, capsys) -> None:
+def test_max_rule_timeout_is_the_budget_of_one_rule_on_one_line(
+    repo: GitRepo, capsys, tmp_path: Path
+) -> None:
     # Backtracks exponentially on a long run of "Ab": far beyond any budget. Its
     # \p{..} classes keep it from the load-time probes, which would refuse it (see
     # test_rulecheck).
-    repo.write(
-        ".spillguard.toml",
-        "max_rule_timeout = 0.05\n[custom_rules]\nSLOW_RULE = '((?:\\p{Lu}\\p{Ll})+)+$'\n",
-    )
+    repo.write(".spillguard.toml", "[custom_rules]\nSLOW_RULE = '((?:\\p{Lu}\\p{Ll})+)+$'\n")
     repo.write("slow.txt", "Ab" * 2000 + "!\n")
     repo.commit("slow")
-    code, report = scan(repo, capsys)
+    own = tmp_path / "own.toml"  # your own file: a repository's may not set the budget
+    own.write_text("max_rule_timeout = 0.05\n")
+    code, report = scan(repo, capsys, "--config", str(own))
     assert code == 3  # the scan could not complete: said, never silent
     assert [error["rule"] for error in report["errors"]] == ["SLOW_RULE"]
     assert "time budget of 0.05 s" in report["errors"][0]["message"]

@@ -23,6 +23,7 @@ from testing.tokens import expand
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from pathlib import Path
 
 KEY = expand("AKIA{rand:A2:16}", "hidden-content")
 NOTES = "".join(f"note {number}\n" for number in range(1, 6))
@@ -75,13 +76,11 @@ def judged_everywhere(
 ) -> str:
     """Stage the change, then: the pre-commit hook blocks it, the push of its commit is
     rejected, and a history scan reports it; each names ``where``. ``settings`` go in
-    the administrator's file and in the staged ``.spillguard.toml``. Returns what the
-    pusher saw."""
+    the administrator's file (the caller puts them in the user's own file too).
+    Returns what the pusher saw."""
     work = server.work
     if settings:
         server.admin(settings)
-        work.write(".spillguard.toml", settings)
-        work.git("add", ".spillguard.toml")
     stage(work)
     blocked = hooked_commit(work)
     assert blocked.returncode == 1, blocked.stderr
@@ -172,8 +171,9 @@ def staging(name: str, content: bytes) -> Callable[[GitRepo], None]:
     ],
 )
 def test_content_once_skipped_is_judged(
-    pushed: Server, capsys, name: str, content: bytes, where: str
+    pushed: Server, capsys, name: str, content: bytes, where: str, own_settings: Path
 ) -> None:
+    own_settings.write_text(SMALL)
     judged_everywhere(pushed, capsys, staging(name, content), where, settings=SMALL)
 
 
@@ -223,6 +223,15 @@ def test_content_its_reader_decodes_is_judged(
     judged_everywhere(pushed, capsys, staging(name, content), where)
 
 
+@pytest.fixture
+def own_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's own configuration file, for the hooks and scans of this test."""
+    own = tmp_path / "xdg" / "spillguard" / "config.toml"
+    own.parent.mkdir(parents=True)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    return own
+
+
 LARGE_BINARY = b"\0" + b"x" * 500 + f"aws_key = {KEY}\n".encode()
 
 
@@ -260,11 +269,13 @@ def test_the_administrator_may_accept_it_with_a_notice(pushed: Server) -> None:
     assert pushed.refs()["refs/heads/huge-accepted"] == tip
 
 
-def test_locally_a_binary_too_large_to_search_is_named(pushed: Server, capsys, tmp_path) -> None:
+def test_locally_a_binary_too_large_to_search_is_named(
+    pushed: Server, capsys, tmp_path, own_settings: Path
+) -> None:
     """The pre-commit hook and scan name it and go on, unless the user's own file says
     "reject" (a repository file may not loosen or set the policy)."""
     work = pushed.work
-    work.write(".spillguard.toml", SMALL)
+    own_settings.write_text(SMALL)
     work.write("huge.bin", LARGE_BINARY)
     work.git("add", "-A")
     committed = hooked_commit(work)
@@ -274,13 +285,15 @@ def test_locally_a_binary_too_large_to_search_is_named(pushed: Server, capsys, t
     assert main(["scan", "--repo", str(work.path), "main..HEAD"]) == 0
     assert named in capsys.readouterr().out
     strict = tmp_path / "strict.toml"
-    strict.write_text('on_unscannable = "reject"\n')
+    strict.write_text(SMALL + 'on_unscannable = "reject"\n')
     assert main(["scan", "--repo", str(work.path), "--config", str(strict), "main..HEAD"]) == 3
     assert named in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("object_format", ["sha1", "sha256"])
-def test_tree_and_files_scans_judge_the_same_content(tmp_path, capsys, object_format: str) -> None:
+def test_tree_and_files_scans_judge_the_same_content(
+    tmp_path, capsys, object_format: str, own_settings: Path
+) -> None:
     """``scan --tree`` reads whole blobs, ``scan --files`` the files on disk: each case
     above is found there too, on the same line."""
     repo = GitRepo(tmp_path / "repo", object_format=object_format)
@@ -292,7 +305,7 @@ def test_tree_and_files_scans_judge_the_same_content(tmp_path, capsys, object_fo
     }
     for name, (content, _) in cases.items():
         repo.write(name, content)
-    repo.write(".spillguard.toml", SMALL)
+    own_settings.write_text(SMALL)
     repo.git("add", "-A")
     stage_symlink(repo)  # in the index only: `git add -A` would stage its deletion
     repo.git("commit", "-q", "-m", "everything")

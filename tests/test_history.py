@@ -213,11 +213,12 @@ def test_judges_binary_symlink_and_large_text_skips_lfs_and_submodule(
     sub.write("s.txt", "x\n")
     sub.commit()
     repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub.path), "sub")
-    repo.write(".spillguard.toml", "max_file_size = 400\n")
+    own = tmp_path / "own.toml"  # your own file: a repository's may not set the size cap
+    own.write_text("max_file_size = 400\n")
     repo.write("latin.txt", f"caf\xe9 = '{secret}'\n".encode("latin-1"))
     repo.write(".gitattributes", "*.txt -diff\n")  # a -diff attribute must not hide lines
     commit = repo.commit("everything")
-    code, report = scan(capsys, repo)
+    code, report = scan(capsys, repo, "--config", str(own))
     assert code == 1
     # A symlink's target is text, a binary's printable runs are judged, and text over
     # max_file_size too: only content that is not in git, or not content, is skipped.

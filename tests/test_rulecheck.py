@@ -122,7 +122,9 @@ def test_catastrophic_custom_rule_is_refused_at_load_naming_it(
         r"password\s*=\s*\S{8,}",
         r"-----BEGIN [A-Z ]+-----",
         r"tok_(?:ab|cd)+$",  # alternatives that cannot match the same text
-        r"(?:[a-z]+\.)+[a-z]{2,}:[0-9]{4,}",
+        r"(?:[a-z]{1,63}\.){1,8}[a-z]{2,}:[0-9]{4,}",
+        r"\b[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,}",
+        r"key.{0,64}secret",
         r'"(?:[^"\\]|\\.)*"\s*:\s*"sk_[a-z0-9]{20}"',
         r"(?i)(?:api|secret)[_-]?key\s*[:=]\s*['\"]?[A-Za-z0-9]{16,}",
         r"\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b",
@@ -130,6 +132,33 @@ def test_catastrophic_custom_rule_is_refused_at_load_naming_it(
 )
 def test_ordinary_custom_rules_pass_the_backtracking_probe(pattern: str) -> None:
     assert compile_custom("MY_RULE", pattern) is not None
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "Q+Z",  # no keyword: every position of a line of Q runs the repeat to its end
+        r"\w+@\w+\.com",
+        r"x[a-z]+y",  # on a line of x
+        r"key.*secret",  # on keyakeyakeya...
+        r"(?:ab)+c",
+        r"(?:[a-z]+\.)+[a-z]{2,}:[0-9]{4,}",  # on a.a.a.a...
+        r"\p{Alpha}+Z",  # regex-only syntax: runs of common characters probe it
+    ],
+)
+def test_a_rule_quadratic_on_long_lines_is_refused_at_load_naming_it(
+    tmp_path: Path, capsys, pattern: str
+) -> None:
+    """Two 150,000-character lines held ``Q+Z`` for 34 to 83 s (20 s a line under the
+    default budget): validation probes long lines, so such a rule never runs."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".spillguard.toml").write_text(f"[custom_rules]\nSLOW = '{pattern}'\n")
+    (repo / "long.txt").write_text(("Q" * 150_000 + "\n") * 2)
+    assert main(["scan", "--files", str(repo / "long.txt"), "--repo", str(repo)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert "custom rule SLOW: regexp takes time growing with the square of a line's" in err[0]
 
 
 def test_every_built_in_rule_survives_the_attack_strings() -> None:

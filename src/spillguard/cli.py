@@ -72,6 +72,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, 0 or more, got {text!r}")
+    return value
+
+
 def _scan_arguments(scan: argparse.ArgumentParser) -> None:
     scan.add_argument("revs", nargs="*", metavar="REV", help="revisions or ranges (default HEAD)")
     scan.add_argument(
@@ -322,6 +332,13 @@ def _audit_arguments(audit: argparse.ArgumentParser) -> None:
         type=_positive_int,
         metavar="N",
         help="a branch with more commits to judge fails as too large",
+    )
+    audit.add_argument(
+        "--repository-budget",
+        type=_seconds,
+        default=3600.0,
+        metavar="SECONDS",
+        help="the time one repository may take; over it, it fails (default 3600, 0: none)",
     )
     audit.add_argument("--format", choices=("text", "json"), default="text")
     audit.add_argument("--output", metavar="FILE", help="write the status to FILE")

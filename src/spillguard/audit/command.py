@@ -33,6 +33,8 @@ class AuditOptions:
     scheduler: str | None = None
     judge: bool = True
     max_commits: int | None = None
+    #: Seconds one repository may take (0: no limit).
+    repository_budget: float = 3600.0
     format: str = "text"
     output: str | None = None
     color: str = "auto"
@@ -62,6 +64,7 @@ def _tasks(
             previous=judged_branches(connection, repository.identity),
             judge=options.judge,
             max_commits=options.max_commits,
+            budget=options.repository_budget or None,
         )
         for repository in repositories
     ]

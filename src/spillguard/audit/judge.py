@@ -19,18 +19,22 @@ from spillguard.audit.model import BranchOutcome, Outcome, StoredFinding
 from spillguard.core.errors import GitError, SpillguardError, missing_object
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
     import pygit2
 
     from spillguard.audit.model import Judged, Reason, Task
     from spillguard.configuration.config import Config
-    from spillguard.core.models import Finding
+    from spillguard.core.models import Finding, ScanResult
+    from spillguard.sources import SourceItem
 
 
 def audit_repository(task: Task) -> Outcome:
     """The repository's outcome; a repository that cannot be audited says why in ``error``."""
     started = time.monotonic()
+    deadline = None if task.budget is None else started + task.budget
     try:
-        outcome = _audit(task)
+        outcome = _audit(task, deadline)
     except GitError as error:
         outcome = Outcome(repository=task.repository, error=f"unreadable: {error}")
     except SpillguardError as error:  # too large, or a configuration that does not load
@@ -44,7 +48,7 @@ def _unreadable(error: Exception) -> str:
     return f"unreadable: {type(error).__name__}: {error}"
 
 
-def _audit(task: Task) -> Outcome:
+def _audit(task: Task, deadline: float | None) -> Outcome:
     from spillguard import git
     from spillguard.configuration.loading import default_branch_file, load_server_config
 
@@ -65,9 +69,8 @@ def _audit(task: Task) -> Outcome:
     chosen = [
         name for name in names if task.branches is None or fnmatch.fnmatch(name, task.branches)
     ]
-    branches = tuple(
-        _branch(repo, task, config, fingerprint, name, task.previous.get(name)) for name in chosen
-    )
+    judging = _Judging(task=task, config=config, fingerprint=fingerprint, deadline=deadline)
+    branches = tuple(_branch(repo, judging, name, task.previous.get(name)) for name in chosen)
     return Outcome(repository=task.repository, default_branch=default, branches=branches)
 
 
@@ -79,14 +82,43 @@ def _reason(repo: pygit2.Repository, tip: str, fingerprint: str, judged: Judged 
     return "current" if judged.last_commit == tip else "behind"
 
 
-def _branch(  # noqa: PLR0913, PLR0917 - one branch of one task
-    repo: pygit2.Repository,
-    task: Task,
-    config: Config,
-    fingerprint: str,
-    name: str,
-    judged: Judged | None,
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class _Judging:
+    """What judges every branch of one task, and by when."""
+
+    task: Task
+    config: Config
+    fingerprint: str
+    deadline: float | None
+
+
+def _over_budget(task: Task, name: str, result: ScanResult, commits: int) -> SpillguardError:
+    """Said, never a silent "clean": nothing of the repository is recorded, so the next
+    audit judges it again."""
+    blocking = sum(f.blocking and not (f.allowlisted or f.reviewed) for f in result.findings)
+    return SpillguardError(
+        f"over its time budget of {task.budget:g} s (--repository-budget): judging stopped on "
+        f"{name} after {result.stats.commits} of {commits} commits, {blocking} blocking "
+        "finding(s) among them; nothing was recorded"
+    )
+
+
+def _until(
+    items: Iterable[SourceItem], deadline: float, stopped: list[bool]
+) -> Iterator[SourceItem]:
+    """``items`` until the deadline; ``stopped`` says when it ended them (reading git
+    takes time too, where no rule runs to see the deadline)."""
+    for item in items:
+        if time.monotonic() > deadline:
+            stopped.append(True)
+            return
+        yield item
+
+
+def _branch(
+    repo: pygit2.Repository, judging: _Judging, name: str, judged: Judged | None
 ) -> BranchOutcome:
+    task, config, fingerprint = judging.task, judging.config, judging.fingerprint
     tip = str(repo.branches.local[name].target)
     if repo.get(tip) is None:  # a corrupt repository: its branch names a missing commit
         raise GitError(f"branch {name}: {missing_object(tip)}")
@@ -106,11 +138,13 @@ def _branch(  # noqa: PLR0913, PLR0917 - one branch of one task
             f"too large: {len(commits)} commits to judge on {name}, over --max-commits "
             f"{task.max_commits}"
         )
-    result = run_scan(
-        iter_commit_chunk(repo.path, commits, max_size=config.max_file_size),
-        config.ruleset,
-        native=native_matcher(),
-    )
+    items = iter_commit_chunk(repo.path, commits, max_size=config.max_file_size)
+    stopped: list[bool] = []
+    if judging.deadline is not None:
+        items = _until(items, judging.deadline, stopped)
+    result = run_scan(items, config.ruleset, native=native_matcher(), deadline=judging.deadline)
+    if result.out_of_time or stopped:
+        raise _over_budget(task, name, result, len(commits))
     errors = tuple(f"{error.rule}: {error.message}" for error in result.errors)
     failed = tuple(f"{skip.path}: {skip.reason}" for skip in result.skipped if skip.failed)
     return dataclasses.replace(

@@ -47,6 +47,8 @@ class Task:
     previous: dict[str, Judged]
     judge: bool = True  # False: only say what is outdated (``--no-scan``)
     max_commits: int | None = None
+    #: Seconds the repository may take, from when its worker starts it (None: no limit).
+    budget: float | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

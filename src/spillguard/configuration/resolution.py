@@ -170,8 +170,14 @@ class Resolution:
         self._restore(saved)
 
     def _repository_settings(self, settings: dict[str, Any], source: str) -> dict[str, Any]:
-        """The settings a repository layer may change: not a locked rule's filters."""
-        kept = dict(settings)
+        """The settings a repository layer may change: not a locked rule's filters, nor
+        what a scan costs or protects (``schema.PROTECTION``)."""
+        kept = {name: value for name, value in settings.items() if name not in schema.PROTECTION}
+        self.notices.extend(
+            f"{source}: {name} is ignored in a repository's file (set it in your own or the "
+            "administrator's file)"
+            for name in sorted(schema.PROTECTION & settings.keys())
+        )
         if "generic_password" in kept and PASSWORD_RULE in self.locked:
             del kept["generic_password"]
             self._notice_locked(source, PASSWORD_RULE, "its [generic_password] filters are ignored")

@@ -134,6 +134,13 @@ SYNC: dict[str, Key] = {
 #: Keys only your own file may set: a repository must not choose what judges its commits.
 USER_ONLY = frozenset({"config_from"})
 
+#: Keys that raise what a scan costs or lower what it protects: honoured from your own
+#: or the administrator's file only. In a repository's file they are ignored, with a
+#: notice, so a cloned repository can neither hold a scan for an hour a line
+#: (``max_rule_timeout``), leave its binaries unread or read gigabytes of them
+#: (``max_file_size``), nor make ``scan --format csv`` print every secret in clear.
+PROTECTION = frozenset({"max_rule_timeout", "max_file_size", "include_plaintext_in_exports"})
+
 #: [sync] keys a repository file may not set: a cloned repository must not be able
 #: to send the developer's server credentials to a server of its choosing.
 SYNC_USER_ONLY = frozenset({"server", "ca_bundle"})

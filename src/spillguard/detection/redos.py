@@ -21,7 +21,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 #: How long an attack string's pumped part is, in characters.
 PUMPED_LENGTH = 1000
@@ -145,3 +145,127 @@ def _sample_class(items: list[Any]) -> str:
         if name == "CATEGORY":
             return _CATEGORY_SAMPLES.get(str(value), _OUTSIDE)
     return "a"
+
+
+#: A repeat allowing at least this many passes is unbounded for the long-line probes.
+_UNBOUNDED = 1000
+_CATEGORY_TESTS: dict[str, Callable[[str], bool]] = {
+    "CATEGORY_DIGIT": str.isdigit,
+    "CATEGORY_NOT_DIGIT": lambda c: not c.isdigit(),
+    "CATEGORY_SPACE": str.isspace,
+    "CATEGORY_NOT_SPACE": lambda c: not c.isspace(),
+    "CATEGORY_WORD": lambda c: c.isalnum() or c == "_",
+    "CATEGORY_NOT_WORD": lambda c: not (c.isalnum() or c == "_"),
+}
+
+
+def long_line_probes(pattern: str, candidates: str, length: int) -> list[str] | None:
+    """Lines of ``length`` characters on which searching ``pattern`` takes time growing
+    with the square of their length, when it does (None: ``re`` cannot parse it).
+
+    A search tries every position of a line. An unbounded repeat (``Q+``, ``\\w+``)
+    reached from many positions of a run it accepts consumes the rest of the run from
+    each of them, then backtracks through it when what follows fails: ``Q+Z`` on a
+    line of ``Q``. The run's character must be accepted by the repeat and by every
+    character the pattern requires before it (``x[a-z]+y`` needs a run of ``x``); a
+    repeat of a group is pumped as ``attack_strings`` pumps it.
+    """
+    parser = _parser()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = parser.parse(pattern, 0)
+    except Exception:  # noqa: BLE001 - regex-only syntax: the caller probes without a tree
+        return None
+    fold = bool(tree.state.flags & parser.SRE_FLAG_IGNORECASE)
+    literal = set(_literals(list(tree)))
+    probes: list[str] = []
+    for before, body in _unbounded(list(tree), []):
+        # What reaches the repeat and one pass of it, over and over (key.*secret on
+        # "keyakeyakeya..."): each time it is reached, the repeat runs to the end.
+        reach = "".join(_sample(item) for item in before)
+        probes.extend((reach + pump) * (length // len(reach + pump)) for pump in _pumps(body))
+        if len(body) == 1 and _single(body[0]):
+            required = [*_required(before), body[0]]
+            accepted = [c for c in candidates if all(_accepts(item, c, fold) for item in required)]
+            # One character the rest of the pattern fails on, one it names (it may
+            # end the match at once, or only after backtracking).
+            chosen = [*[c for c in accepted if c not in literal][:1], *accepted[:1]]
+            probes.extend(c * length for c in chosen)
+    return list(dict.fromkeys(probes))
+
+
+def _unbounded(sequence: list[Any], prefix: list[Any]) -> Iterator[tuple[list[Any], list[Any]]]:
+    """(what precedes it, its body) for every unbounded repeat of ``sequence``."""
+    for index, (op, value) in enumerate(sequence):
+        before = prefix + sequence[:index]
+        name = str(op)
+        if name in _REPEATS:
+            _, maximum, body = value
+            if maximum >= _UNBOUNDED:
+                yield before, list(body)
+            yield from _unbounded(list(body), before)
+        elif name == "SUBPATTERN":
+            yield from _unbounded(list(value[-1]), before)
+        elif name == "BRANCH":
+            for branch in value[1]:
+                yield from _unbounded(list(branch), before)
+
+
+def _literals(sequence: list[Any]) -> Iterator[str]:
+    """Every character ``sequence`` names literally, in groups and repeats too."""
+    for op, value in sequence:
+        name = str(op)
+        if name == "LITERAL":
+            yield chr(value)
+        elif name in _REPEATS:
+            yield from _literals(list(value[2]))
+        elif name == "SUBPATTERN":
+            yield from _literals(list(value[-1]))
+        elif name == "BRANCH":
+            for branch in value[1]:
+                yield from _literals(list(branch))
+
+
+def _single(item: Any) -> bool:
+    return str(item[0]) in ("LITERAL", "NOT_LITERAL", "ANY", "IN")
+
+
+def _required(sequence: list[Any]) -> Iterator[Any]:
+    """The single characters ``sequence`` cannot match without (groups opened, choices,
+    assertions and optional parts left out: they never narrow the probes)."""
+    for op, value in sequence:
+        name = str(op)
+        if _single((op, value)):
+            yield (op, value)
+        elif name in _REPEATS and value[0] >= 1 and len(value[2]) == 1 and _single(value[2][0]):
+            yield value[2][0]
+        elif name == "SUBPATTERN":
+            yield from _required(list(value[-1]))
+
+
+def _accepts(item: Any, character: str, fold: bool) -> bool:
+    forms = {character, character.lower(), character.upper()} if fold else {character}
+    return any(_accepts_one(item, form) for form in forms)
+
+
+def _accepts_one(item: Any, character: str) -> bool:
+    op, value = item
+    name = str(op)
+    if name in ("LITERAL", "NOT_LITERAL"):
+        return (ord(character) == int(value)) == (name == "LITERAL")
+    if name == "ANY":
+        return character != "\n"
+    negated, hit = False, False
+    for member, detail in value:
+        kind = str(member)
+        if kind == "NEGATE":
+            negated = True
+        elif kind == "LITERAL":
+            hit = hit or ord(character) == detail
+        elif kind == "RANGE":
+            hit = hit or detail[0] <= ord(character) <= detail[1]
+        else:  # a category; one this does not know accepts the character
+            test = _CATEGORY_TESTS.get(str(detail))
+            hit = hit or test is None or test(character)
+    return hit != negated

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from spillguard.detection.javaregex import JavaRegexError, compile_java
-from spillguard.detection.redos import attack_strings
+from spillguard.detection.redos import attack_strings, long_line_probes
 
 if TYPE_CHECKING:
     import regex
@@ -55,6 +55,17 @@ _PROBE_TIMEOUT = 0.5
 #: the default 20 s rule budget; a sound regexp takes microseconds per probe.
 _RUN_LENGTH = 1000
 _RUN_CHARACTERS = "aA0 _-."
+#: A long line (a minified file, a base64 blob) on which a search that retries a long
+#: repeat from every position takes time growing with the square of its length: a
+#: 150,000-character line held ``Q+Z`` for a minute. On this many characters such a
+#: search takes a second of CPU, a sound one a few milliseconds at most.
+_LONG_LINE = 20_000
+#: ``regex`` counts a timeout in CPU seconds: a loaded machine does not change it.
+_LONG_LINE_TIMEOUT = 0.25
+
+
+class _Polynomial(Exception):  # noqa: N818 - a signal, not an error
+    """A long-line probe ran out of time."""
 
 
 class RuleValidationError(ValueError):
@@ -69,6 +80,13 @@ def compile_custom(name: str, pattern: str) -> regex.Pattern[str]:
         raise RuleValidationError(f"custom rule {name}: regexp {error}") from None
     try:
         _check_matches(name, compiled, pattern)
+    except _Polynomial:
+        raise RuleValidationError(
+            f"custom rule {name}: regexp takes time growing with the square of a line's "
+            "length: a repeat a long run of text can reach from every position (Q+Z, "
+            "\\w+@, key.*secret) is tried again from each; bound it ({1,64}) or anchor "
+            "what comes before it (\\b, a literal prefix)"
+        ) from None
     except TimeoutError:
         raise RuleValidationError(
             f"custom rule {name}: regexp backtracks catastrophically (nested "
@@ -106,3 +124,20 @@ def _check_matches(name: str, compiled: regex.Pattern[str], source: str) -> None
     attacks = [*attack_strings(compiled.pattern), *attack_strings(source)]
     for attack in dict.fromkeys(attacks):
         compiled.search(attack + named, timeout=_PROBE_TIMEOUT)
+    _check_long_lines(compiled, source, named)
+
+
+def _check_long_lines(compiled: regex.Pattern[str], source: str, named: str) -> None:
+    """Probe long lines built from the pattern's unbounded repeats (the Java source's
+    tree, else the translation's; runs of common characters when neither parses)."""
+    candidates = "".join(dict.fromkeys(_RUN_CHARACTERS + named))
+    probes = long_line_probes(source, candidates, _LONG_LINE)
+    if probes is None:
+        probes = long_line_probes(compiled.pattern, candidates, _LONG_LINE)
+    if probes is None:
+        probes = [character * _LONG_LINE for character in _RUN_CHARACTERS]
+    try:
+        for probe in probes:
+            compiled.search(probe + "\x01" + named, timeout=_LONG_LINE_TIMEOUT)
+    except TimeoutError:
+        raise _Polynomial from None
