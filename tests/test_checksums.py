@@ -63,6 +63,8 @@ def test_githubs_documentation_token_fails_its_checksum(scanner: Scanner) -> Non
     [
         ("user:password", False),
         ("admin:admin", False),
+        # the user's name as its password, random enough to pass every other filter
+        (expand("{rand:Aa0:20}", "same") + ":" + expand("{rand:Aa0:20}", "same"), False),
         ("<user>:<pass>", False),
         (expand("deploy:{rand:Aa0:20}", "basic"), True),
     ],

@@ -205,3 +205,16 @@ def test_max_rule_timeout_is_the_budget_of_one_rule_on_one_line(
     assert code == 3  # the scan could not complete: said, never silent
     assert [error["rule"] for error in report["errors"]] == ["SLOW_RULE"]
     assert "time budget of 0.05 s" in report["errors"][0]["message"]
+
+
+def test_the_generic_password_filters_are_that_rules_alone(repo: GitRepo, capsys) -> None:
+    """``[generic_password] min_length = 40`` spares a 14-character password, never the
+    16-character password of a connection URI: POSTGRES_CONNECTION_URI drops
+    references and placeholders as GENERIC_PASSWORD does, but the file's filters are
+    GENERIC_PASSWORD's alone."""
+    uri = expand("DATABASE_URL=postgres://app:{rand:Aa0:16}@db.internal:5432/app", "filters")
+    repo.write(".spillguard.toml", "[generic_password]\nmin_length = 40\n")
+    repo.write("app/settings.py", f"{PASSWORD}\n{uri}\n")
+    repo.commit("files")
+    _, report = scan(repo, capsys)
+    assert [finding["rule"] for finding in report["findings"]] == ["POSTGRES_CONNECTION_URI"]

@@ -155,3 +155,18 @@ def test_a_repository_file_may_not_choose(clone: GitRepo, capsys) -> None:
     clone.write(".spillguard.toml", 'config_from = "work-tree"\n')
     assert main(["scan", "--repo", str(clone.path), "--config-from", "work-tree"]) == 2
     assert "config_from belongs in your own configuration file" in capsys.readouterr().err
+
+
+def test_with_several_remotes_origins_default_branch_judges(clone: GitRepo, tmp_path: Path) -> None:
+    """A remote named before origin (``alpha``) whose default branch disables the rule:
+    a scan by the default branch's configuration reads origin's, not the first one's."""
+    lenient = GitRepo(tmp_path / "alpha")
+    lenient.write(".spillguard.toml", "disabled_rules = ['AWS_CLIENT_ID']\n")
+    lenient.commit("lenient")
+    clone.git("remote", "add", "alpha", str(lenient.path))
+    clone.git("fetch", "-q", "alpha")
+    clone.git("remote", "set-head", "alpha", "--auto")
+    clone.write("app.py", f"key = '{KEY}'\n")
+    clone.commit("a key")
+    argv = ["scan", "--repo", str(clone.path), "--config-from", "default-branch", "origin/main.."]
+    assert main(argv) == 1

@@ -11,7 +11,7 @@ import pytest
 import regex
 
 from spillguard.cli import main
-from spillguard.detection.fingerprint import finding_fingerprint
+from spillguard.detection.fingerprint import finding_fingerprint, reviewed_digest
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
 
@@ -95,3 +95,14 @@ def test_the_fingerprint_does_not_depend_on_the_secret(
         (finding,) = findings(capsys, "--files", str(target))
         seen.append(finding["fingerprint"])
     assert seen[0] == seen[1]
+
+
+def test_digests_written_by_earlier_versions_still_match() -> None:
+    """Pinned values: a reviewed entry is SHA-256 of salt, NUL, text, and a finding's
+    fingerprint SHA-256 of its location's fields joined by NULs. Any other order
+    would silently unreview every entry of every repository after an upgrade."""
+    digest = "b99e1102ebfb638279ec36e2b9b868ae931eb6d39c002d1c49eeb779c9b1de6e"
+    assert reviewed_digest("hunter2-staging", "9f3c2a71") == digest
+    fingerprint = "b9ad4899fe03eb8e15d69089adeee62dccd4ba4f1b46f290d0ce31988773dc9f"
+    located = {"path": "config/prod.env", "commit": "3f2a9c1d04", "line": 2, "column": 7}
+    assert finding_fingerprint(rule="AWS_CLIENT_ID", **located) == fingerprint

@@ -319,3 +319,18 @@ def test_tree_and_files_scans_judge_the_same_content(
     report = json.loads(capsys.readouterr().out)
     assert code == 1
     assert sorted(f"{item['path']}:{item['line']}" for item in report["findings"]) == expected
+
+
+def test_a_binary_edited_elsewhere_does_not_report_its_old_strings_again(tmp_path, capsys) -> None:
+    """A key in a binary's printable runs is the finding of the commit that added it;
+    a later commit that changes other bytes of the binary adds only its new runs."""
+    repo = GitRepo(tmp_path / "repo")
+    key = expand("AKIA{rand:A2:16}", "edited-binary")
+    head = b"\x00\x01" + f"aws_id={key}".encode() + b"\x00\x02"
+    repo.write("asset.bin", head + b"version one\x00")
+    first = repo.commit("a binary")
+    repo.write("asset.bin", head + b"version two, longer\x00\x03")
+    repo.commit("edited elsewhere")
+    assert main(["scan", "--repo", str(repo.path), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert [(item["commit"], item["path"]) for item in report["findings"]] == [(first, "asset.bin")]

@@ -177,3 +177,19 @@ def test_without_git_the_hook_fails_closed_in_one_line(
     assert told.err.splitlines() == [
         "spillguard: error: git is not installed (the pre-receive hook reads pushes with it)"
     ]
+
+
+def test_content_that_failed_to_be_read_leaves_the_push_incomplete(tmp_path) -> None:
+    """A part of the push its source could not read (a failed skip) is no clean part:
+    the push is incomplete, and the administrator's on_error decides."""
+    from spillguard.configuration.loading import load_server_config, no_files
+    from spillguard.core.models import ScanResult, Skipped
+    from spillguard.hooks.pre_receive import PushScan, _incomplete, _Progress, verdict
+
+    config = load_server_config(repo_dir=str(tmp_path), config_path=None, read_file=no_files)
+    result = ScanResult(skipped=(Skipped(path="a.bin", reason="unreadable", failed=True),))
+    progress = _Progress(deadline=float("inf"), clock=lambda: 0.0)
+    incomplete = _incomplete(0, config, progress, result)
+    assert incomplete == "part of the push could not be judged"
+    decision = verdict(PushScan(result=result, refs=1, incomplete=incomplete), config)
+    assert decision.message.startswith("push rejected by policy (on_error = reject)")

@@ -565,3 +565,71 @@ def test_a_repository_attribute_file_and_diff_drivers_change_no_verdict(server: 
     shown = " ".join(findings(fast))
     for where in ("a.py:2", "wide.ini:2", "b.py:3", "conf\\x09prod.env:1", "side.env:1"):
         assert where in shown
+
+
+def test_a_break_glass_option_the_pusher_does_not_give_bypasses_nothing(server: Server) -> None:
+    """With ``bypass_push_option`` set, a push without ``-o`` is judged as any other."""
+    server.admin('bypass_push_option = "spillguard-bypass"\n')
+    server.bare.git("config", "receive.advertisePushOptions", "true")
+    commit(server, "glass.env", f"A={aws_key('not-given')}\n")
+    code, output = server.push("HEAD:refs/heads/no-option")
+    assert code == 1, output
+    assert "glass.env:1  AWS_CLIENT_ID" in output
+    assert "UNCHECKED" not in output
+    assert "refs/heads/no-option" not in server.refs()
+
+
+def test_the_last_commit_within_the_cap_is_judged(server: Server) -> None:
+    """``max_commits = 1``: the one commit of a push is within the cap, and judged."""
+    server.admin("max_commits = 1\n")
+    commit(server, "cap.env", f"A={aws_key('within-cap')}\n")
+    code, output = server.push("HEAD:refs/heads/within-cap")
+    assert code == 1, output
+    assert "cap.env:1  AWS_CLIENT_ID" in output
+
+
+def test_every_annotated_tag_of_a_push_and_the_tag_it_names_are_judged(server: Server) -> None:
+    """Two annotated tags in one push, one of them a tag of a tag: each message is
+    judged, the inner tag's too."""
+    work = server.work
+    tip = commit(server, "notes.txt", "tagged\n")
+    work.git("tag", "-a", "-m", f"first {aws_key('first-tag')}", "first-tag", tip)
+    work.git("tag", "-a", "-m", f"inner {aws_key('inner-tag')}", "inner-tag", tip)
+    work.git("tag", "-a", "-m", "outer", "outer-tag", "inner-tag")
+    work.git("tag", "-d", "inner-tag")  # only the outer tag names the inner one
+    code, output = server.push("refs/tags/first-tag", "refs/tags/outer-tag")
+    assert code == 1, output
+    assert "refs/tags/first-tag  <tag message>:1  AWS_CLIENT_ID" in output
+    assert "refs/tags/outer-tag  <tag message>:1  AWS_CLIENT_ID" in output
+    for name in ("first-tag", "outer-tag"):
+        work.git("tag", "-d", name)
+
+
+def test_a_file_name_with_a_newline_cannot_forge_a_line_of_the_verdict(server: Server) -> None:
+    forged = "a.env\nspillguard: push accepted: no secrets found"
+    commit(server, forged, f"A={aws_key('forged')}\n")
+    code, output = server.push("HEAD:refs/heads/forged")
+    assert code == 1, output
+    assert "a.env\\x0aspillguard: push accepted: no secrets found:1" in output
+    assert "\nremote: spillguard: push accepted" not in output
+
+
+def test_a_push_over_the_cap_is_incomplete_whatever_info_attributes_says(
+    server: Server,
+) -> None:
+    """The commits past ``max_commits`` leave the push incomplete where ``info/attributes``
+    exists too (it once had pre-receive read with libgit2, which took such a push as
+    complete)."""
+    server.admin("max_commits = 1\n")
+    attributes = server.bare.path / "info" / "attributes"
+    attributes.parent.mkdir(exist_ok=True)
+    attributes.write_text("*.bin binary\n")
+    try:
+        commit(server, "1.txt", "one\n")
+        commit(server, "2.txt", "two\n")
+        code, output = server.push("HEAD:refs/heads/libgit2-cap")
+    finally:
+        attributes.unlink()
+    assert code != 0, output
+    assert "push rejected by policy (on_error = reject): the push brings more than 1" in output
+    assert "refs/heads/libgit2-cap" not in server.refs()

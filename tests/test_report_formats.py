@@ -172,3 +172,21 @@ def test_colour_changes_only_styles_never_the_text() -> None:
     assert [line.rstrip() for line in stripped.splitlines()] == plain_lines
     assert "\x1b]" not in coloured  # nothing but colour codes: no title, no clear-screen
     assert "\x1b[2J" not in coloured
+
+
+def test_csv_marks_an_allowlisted_finding_as_not_blocking() -> None:
+    """The allowlisted line of the sample (config/settings.py:12, reported with
+    ``include_allowlisted``) blocks nothing, whatever its rule."""
+    rows = list(csv.DictReader(io.StringIO(render("csv", deduplicate=False))))
+    config = [(row["line"], row["blocking"]) for row in rows if row["path"].startswith("config")]
+    assert config == [("11", "true"), ("12", "false")]
+
+
+def test_sarif_says_the_run_failed_when_a_file_could_not_be_read() -> None:
+    from spillguard.core.models import ScanResult, Skipped
+
+    failed = ScanResult(skipped=(Skipped(path="gone.txt", reason="does not exist", failed=True),))
+    skipped = ScanResult(skipped=(Skipped(path="logo.png", reason="binary"),))
+    for result, successful in ((failed, False), (skipped, True)):
+        run = sarif_document(result, ReportOptions())["runs"][0]
+        assert run["invocations"][0]["executionSuccessful"] is successful

@@ -119,6 +119,21 @@ def test_remove_by_digest_prefix(leaky: GitRepo, capsys) -> None:
     assert json.loads(out)["reviewed"] == []
 
 
+def test_remove_without_a_rule_removes_the_entries_of_every_rule(leaky: GitRepo, capsys) -> None:
+    """``review remove TEXT`` removes every entry for TEXT, those bound to a rule too;
+    ``--rule`` removes that rule's alone."""
+    repo = str(leaky.path)
+    for rule in ("AWS_CLIENT_ID", "GENERIC_PASSWORD"):
+        assert review(capsys, "add", AWS_KEY, "--rule", rule, "--repo", repo)[0] == 0
+    code, _, err = review(capsys, "remove", AWS_KEY, "--rule", "GENERIC_PASSWORD", "--repo", repo)
+    assert (code, err.split(" reviewed")[0]) == (0, "spillguard: 1")
+    review(capsys, "add", AWS_KEY, "--rule", "GENERIC_PASSWORD", "--repo", repo)
+    code, _, err = review(capsys, "remove", AWS_KEY, "--repo", repo)
+    assert (code, err.split(" reviewed")[0]) == (0, "spillguard: 2")
+    _, out, _ = review(capsys, "list", "--format", "json", "--repo", repo)
+    assert json.loads(out)["reviewed"] == []
+
+
 def test_removing_what_is_not_there_is_an_error(leaky: GitRepo, capsys) -> None:
     code, _, err = review(capsys, "remove", OTHER_KEY, "--repo", str(leaky.path))
     assert code == 2
