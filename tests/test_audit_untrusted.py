@@ -17,7 +17,16 @@ import pytest
 from spillguard.audit.locations import CloneUrl, LocationError, mirror_folder, parse_clone_url
 from spillguard.audit.state import open_state
 from spillguard.cli import main
-from testing.estate import by_branch, by_repository, repository, run_audit
+from testing.estate import (
+    AWS_SECRET,
+    START,
+    Commit,
+    by_branch,
+    by_repository,
+    repository,
+    run_audit,
+    write_commits,
+)
 from testing.githttp import publish, serve_folder
 from testing.tokens import expand
 
@@ -339,6 +348,7 @@ def test_links_out_of_the_estate_are_not_followed(
     (estate / "alpha" / "linked.git").symlink_to(outside)
     (estate / "everything").symlink_to("/")
     (estate / "alpha" / "alias.git").symlink_to(estate / "alpha" / "app.git")
+    (estate / "again").symlink_to(estate / "alpha")  # a project folder's alias, sorted first
     code, tree, err = run_audit(capsys, str(estate), "--state", str(tmp_path / "s.sqlite"))
     assert code == 3
     shown = {name: [repo["state"] for repo in repos] for name, repos in by_repository(tree).items()}
@@ -349,6 +359,24 @@ def test_links_out_of_the_estate_are_not_followed(
     }
     assert f"alpha/linked: a symbolic link out of {estate} (to {outside}); not followed" in err
     assert f"estate/everything: a symbolic link out of {estate} (to /); not followed" in err
+
+
+def test_a_mirror_follows_the_remote_default_branch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A remote that renames its default branch: the mirror's HEAD follows it, where it
+    would name a branch --prune removed (an empty repository, reported clean)."""
+    app = repository(tmp_path / "team" / "app.git", "renamed", secret=False)
+    urls, state = _urls(tmp_path, app.as_uri()), str(tmp_path / "s.sqlite")
+    assert run_audit(capsys, urls, "--state", state)[0] == 0
+    write_commits(
+        app, [Commit("main", "settings.py", expand(AWS_SECRET, "renamed") + "\n", START)],
+        existing=True,
+    )  # fmt: skip
+    subprocess.run(["git", "--git-dir", str(app), "branch", "-m", "main", "trunk"], check=True)
+    code, tree, _ = run_audit(capsys, urls, "--state", state)
+    assert code == 1
+    assert by_branch(tree)["team/app:trunk"]["state"] == "vulnerable"
 
 
 def test_reports_replace_a_link_instead_of_writing_through_it(

@@ -56,9 +56,12 @@ def _folder(path: Path) -> _Found:
 
 
 def _link_out(path: Path, root: Path) -> _Found:
-    found = _folder(path)
+    """A link the walk does not follow, known by the link itself (where it lies)."""
+    project, name = folder_name(path)
+    where = str(Path(os.path.realpath(path.parent), path.name))
     reason = f"a symbolic link out of {root} (to {os.path.realpath(path)}); not followed"
-    return dataclasses.replace(found, refused=reason)
+    repository = Repository(project=project, name=name, path=str(path), identity=where)
+    return _Found(repository, refused=reason)
 
 
 def _entries(folder: Path, root: Path) -> list[tuple[Path, bool]]:
@@ -113,8 +116,12 @@ def _listed(path: Path, clone_dir: Path) -> list[_Found]:
     ]
 
 
-def _linked(item: _Found) -> bool:
-    return item.url is None and Path(item.repository.path).is_symlink()
+def _linked(item: _Found) -> tuple[bool, bool]:
+    """Whether a folder was found through a linked folder, and whether it is a link."""
+    if item.url is not None:
+        return False, False
+    path = Path(os.path.normpath(Path(item.repository.path).absolute()))
+    return os.path.realpath(path.parent) != str(path.parent), path.is_symlink()
 
 
 def _without_collisions(found: list[_Found]) -> list[_Found]:
@@ -122,7 +129,7 @@ def _without_collisions(found: list[_Found]) -> list[_Found]:
     first: dict[str, _Found] = {}
     for item in found:
         known = first.get(item.repository.identity)
-        if known is None or (_linked(known) and not _linked(item)):
+        if known is None or _linked(item) < _linked(known):
             first[item.repository.identity] = item  # by its own folder rather than a link
     unique = list(first.values())
     by_name: dict[str, list[_Found]] = {}

@@ -88,19 +88,39 @@ def _failed(url: CloneUrl, done: subprocess.CompletedProcess[str]) -> MirrorErro
     return MirrorError(f"cannot fetch {url.shown}: {scrubbed(failure_reason(done.stderr), url)}")
 
 
+def _fetch(url: CloneUrl, folder: Path) -> None:
+    """Every branch of ``url`` into ``folder``, and its ``HEAD`` as the remote's default
+    branch is now (a remote that renamed its default branch would otherwise leave the
+    mirror's pointing at a branch --prune removed: an empty repository, judged clean)."""
+    done = _git("--git-dir", str(folder), "fetch", "--quiet", "--prune",
+                "--no-write-fetch-head", "--", url.given, "+refs/heads/*:refs/heads/*")  # fmt: skip
+    if done.returncode != 0:
+        raise _failed(url, done)
+    listed = _git("ls-remote", "--symref", "--", url.given, "HEAD")
+    if listed.returncode != 0:
+        raise _failed(url, listed)
+    for line in listed.stdout.splitlines():
+        target, _, name = line.removeprefix("ref: ").partition("\t")
+        if line.startswith("ref: ") and name == "HEAD" and target.startswith("refs/heads/"):
+            _git("--git-dir", str(folder), "symbolic-ref", "HEAD", target)
+
+
 def _clone(url: CloneUrl, folder: Path) -> None:
+    """A new mirror, made in a temporary folder and renamed into place once whole. Made
+    by ``init`` and ``fetch``, not ``clone``, so the credentials are never written into
+    its config, not even for a moment a killed audit would leave behind."""
     folder.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
-        done = _git("clone", "--quiet", "--bare", "--", url.given, str(temporary))
-        if done.returncode == 0:
-            for key, value in (("remote.origin.url", url.shown), (MARKER, url.identity)):
-                _git("config", "--file", str(temporary / "config"), key, value)
-            temporary.rename(folder)  # an existing folder (a race) makes this fail
+        made = _git("init", "--quiet", "--bare", str(temporary))
+        if made.returncode != 0:
+            raise _failed(url, made)
+        for key, value in (("remote.origin.url", url.shown), (MARKER, url.identity)):
+            _git("config", "--file", str(temporary / "config"), key, value)
+        _fetch(url, temporary)
+        temporary.rename(folder)  # an existing folder (a race) makes this fail
     finally:
         shutil.rmtree(temporary, ignore_errors=True)
-    if done.returncode != 0:
-        raise _failed(url, done)
 
 
 def mirror(url: CloneUrl, folder: Path, clone_dir: Path) -> None:
@@ -114,7 +134,4 @@ def mirror(url: CloneUrl, folder: Path, clone_dir: Path) -> None:
             raise MirrorError(f"cannot mirror {url.shown}: {error.strerror}") from None
         return
     _check_mirror(url, folder, clone_dir)
-    done = _git("--git-dir", str(folder), "fetch", "--quiet", "--prune",
-                "--no-write-fetch-head", "--", url.given, "+refs/heads/*:refs/heads/*")  # fmt: skip
-    if done.returncode != 0:
-        raise _failed(url, done)
+    _fetch(url, folder)
