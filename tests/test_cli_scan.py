@@ -295,7 +295,7 @@ def test_scan_and_rules_in_a_subdirectory_read_the_repository_file(
 ) -> None:
     # As git does, and as `config check` does: the file is at the top of the work tree.
     repo.write(".spillguard.toml", 'disabled_rules = ["AWS_CLIENT_ID"]\n')
-    repo.write("app/settings.py", f"aws_key = '{AWS_KEY}'\n")
+    repo.write("app/settings.py", f"aws_id = '{AWS_KEY}'\n")
     repo.commit()
     monkeypatch.chdir(repo.path / "app")
     assert main(["scan"]) == 0

@@ -21,7 +21,7 @@ import regex
 from spillguard.core.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
 from spillguard.detection.allowlist import has_pragma, path_allowlisted
 from spillguard.detection.checksums import fails_published_check, passes
-from spillguard.detection.decoded import may_decode, views
+from spillguard.detection.decoded import View, may_decode, views
 from spillguard.detection.entropy import shannon
 from spillguard.detection.filters import (
     REFERENCE_FILTERS,
@@ -420,37 +420,65 @@ class Scanner:
         as stored had none, or a weaker one (the decoded form's first rule is the
         line's, unless it blocks less)."""
         reported = {finding.line: position for position, finding in enumerate(findings)}
+        # A value reviewed in one form is reviewed in the other: one review per value.
+        reviewed = {fragment.start_line + index for index in self._reviewed_seen}
+        dropped: set[int] = set()
         added = False
         for view in views(fragment.text):
             number = fragment.start_line + view.line
-            if number in judged and number not in reported:
+            if number in reviewed or (number in judged and number not in reported):
                 continue  # a finding hidden as stored is hidden decoded
-            seen = Fragment(
-                path=fragment.path,
-                text=view.text,
-                start_line=number,
-                commit=fragment.commit,
-                ref=fragment.ref,
+            found, inner, passed_over = self._judge_view(
+                fragment, view, exempt, everything=everything, own=own
             )
-            lines = self._candidates(view.text, fragment.path, None)
-            if view.first_only:
-                lines = [(line, rules) for line, rules in lines if line.index == 0]
-            found: list[Finding] = []
-            inner: set[int] = set()
-            self._judge_lines(seen, lines, exempt, found, inner, everything=everything, own=own)
-            for finding in found:
-                if view.first_only and finding.line != number:
-                    continue
-                position = reported.get(finding.line)
-                if position is None and finding.line not in judged:
-                    reported[finding.line] = len(findings)
-                    findings.append(finding)
-                    added = True
-                elif position is not None and (finding.blocking or not findings[position].blocking):
-                    findings[position] = finding
-            judged.update(inner if not view.first_only else inner & {number})
+            for line_number in passed_over:
+                # reviewed decoded: the line's finding as stored is that value too
+                reviewed.add(line_number)
+                self._reviewed_seen.add(line_number - fragment.start_line)
+                if line_number in reported:
+                    dropped.add(reported[line_number])
+            added |= _merge_view(findings, reported, judged, found)
+            judged.update(inner)
+        if dropped:
+            findings[:] = [kept for at, kept in enumerate(findings) if at not in dropped]
         if added:
             findings.sort(key=_line_of)
+
+    def _judge_view(
+        self,
+        fragment: Fragment,
+        view: View,
+        exempt: frozenset[str],
+        *,
+        everything: bool,
+        own: range | None,
+    ) -> tuple[list[Finding], set[int], set[int]]:
+        """One decoded view judged on its own: its findings, the lines they are on, and
+        the lines where a reviewed value was passed over (line numbers of ``fragment``)."""
+        number = fragment.start_line + view.line
+        seen = Fragment(
+            path=fragment.path,
+            text=view.text,
+            start_line=number,
+            commit=fragment.commit,
+            ref=fragment.ref,
+        )
+        lines = self._candidates(view.text, fragment.path, None)
+        if view.first_only:
+            lines = [(line, rules) for line, rules in lines if line.index == 0]
+        found: list[Finding] = []
+        inner: set[int] = set()
+        stored_reviewed, self._reviewed_seen = self._reviewed_seen, set()
+        try:
+            self._judge_lines(seen, lines, exempt, found, inner, everything=everything, own=own)
+        finally:
+            passed_over, self._reviewed_seen = self._reviewed_seen, stored_reviewed
+        passed = {number + index for index in passed_over}
+        if view.first_only:
+            found = [finding for finding in found if finding.line == number]
+            inner &= {number}
+            passed &= {number}
+        return found, inner, passed
 
     def _candidates(
         self, text: str, path: str, hits: list[_Hit] | None
@@ -896,6 +924,23 @@ def _in_context(fragment: Fragment) -> Fragment:
         ref=fragment.ref,
         moved_from=fragment.moved_from,
     )
+
+
+def _merge_view(
+    findings: list[Finding], reported: dict[int, int], judged: set[int], found: list[Finding]
+) -> bool:
+    """A view's findings into the fragment's: on a line with none, or in place of a
+    weaker one (``reported``: line -> position). Whether one was added."""
+    added = False
+    for finding in found:
+        position = reported.get(finding.line)
+        if position is None and finding.line not in judged:
+            reported[finding.line] = len(findings)
+            findings.append(finding)
+            added = True
+        elif position is not None and (finding.blocking or not findings[position].blocking):
+            findings[position] = finding
+    return added
 
 
 def _line_end(text: str, position: int) -> int:

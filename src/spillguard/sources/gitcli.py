@@ -51,7 +51,7 @@ class Started:
 
     def __init__(self, *args: str) -> None:
         try:
-            self._process: subprocess.Popen[bytes] | None = subprocess.Popen(
+            self._process: subprocess.Popen[bytes] | None = gitcommand.start(
                 gitcommand.command(*args),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
