@@ -13,7 +13,7 @@ from spillguard.core import gitcommand
 from spillguard.core.decode import (
     LFS_POINTER_LIMIT,
     is_lfs_pointer,
-    readings,
+    judged_as,
     skipped,
     unread_reason,
 )
@@ -200,7 +200,9 @@ def blob_items(
     reason, data = skip_reason(repo, object_id, mode, max_size)
     if reason is not None:
         return (skipped(path, reason),)
-    return tuple(Fragment(path=path, text=text) for text in readings(data))
+    texts, unopened = judged_as(path, data, max_size)
+    found = tuple(Fragment(path=where, text=text) for where, text in texts)
+    return found if unopened is None else (skipped(path, unopened), *found)
 
 
 #: A file of a tree: its path, blob id (hex) and mode.

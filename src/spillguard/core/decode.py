@@ -6,6 +6,7 @@ import codecs
 import functools
 import re
 
+from spillguard.core.archives import UNOPENABLE, opened
 from spillguard.core.models import Skipped
 
 #: Bytes sniffed for a NUL to call content binary (git's own heuristic uses 8000).
@@ -149,6 +150,16 @@ def readings(data: bytes) -> tuple[str, ...]:
     return decoded, decode(data) if marked_encoding(data) else printable_text(data, wide=False)
 
 
+def judged_as(path: str, data: bytes, max_size: int) -> tuple[list[tuple[str, str]], str | None]:
+    """The (path, text) pairs a whole blob at ``path`` is judged as: its ``readings``,
+    or an archive's members' at ``path!member`` (``archives.opened``); and why an
+    archive's members cannot be judged (then its own bytes are), else None."""
+    found = opened(path, data, max_size=max_size)
+    if isinstance(found, str):
+        return [(path, text) for text in readings(data)], found
+    return [(member.path, text) for member in found for text in readings(member.data)], None
+
+
 #: Why a blob is not read: a binary larger than ``max_file_size``, whose printable
 #: runs are not searched (the administrator's ``on_unscannable`` decides).
 LARGE_BINARY = "binary over max_file_size"
@@ -244,5 +255,7 @@ def unread_reason(data: bytes, max_size: int) -> str | None:
 
 
 def skipped(path: str, reason: str, commit: str | None = None) -> Skipped:
-    """The Skipped item for ``reason``: unjudged when it left content unread."""
-    return Skipped(path=path, reason=reason, commit=commit, unjudged=reason == LARGE_BINARY)
+    """The Skipped item for ``reason``: unjudged when it left content unread (a binary
+    over the size limit, an archive that cannot be opened within its limits)."""
+    unjudged = reason == LARGE_BINARY or reason in UNOPENABLE
+    return Skipped(path=path, reason=reason, commit=commit, unjudged=unjudged)

@@ -14,25 +14,36 @@ the lines of its text.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import functools
-import html
 import re
-from typing import NamedTuple
 
 
-class View(NamedTuple):
-    """A line of a text as its reader sees it."""
+class View:
+    """A line of a text as its reader sees it (a plain class: a NamedTuple would cost
+    a hook's start-up more to define)."""
 
-    #: The line's index in the text (0 for its first line).
-    line: int
-    #: The line decoded; it may hold newlines (EBCDIC text's own line ends, a key's
-    #: body put under its header).
-    text: str
-    #: Only the first line of ``text`` stands for the line: the rest is context that
-    #: rules reading past their line see (a key's body), not lines of the text.
-    first_only: bool = False
+    __slots__ = ("first_only", "line", "text")
+
+    def __init__(self, line: int, text: str, *, first_only: bool = False) -> None:
+        #: The line's index in the text (0 for its first line).
+        self.line = line
+        #: The line decoded; it may hold newlines (EBCDIC text's own line ends, a key's
+        #: body put under its header).
+        self.text = text
+        #: Only the first line of ``text`` stands for the line: the rest is context that
+        #: rules reading past their line see (a key's body), not lines of the text.
+        self.first_only = first_only
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, View):
+            return NotImplemented
+        return (self.line, self.text, self.first_only) == (other.line, other.text, other.first_only)
+
+    def __hash__(self) -> int:
+        return hash((self.line, self.text, self.first_only))
+
+    def __repr__(self) -> str:
+        return f"View({self.line!r}, {self.text!r}, first_only={self.first_only!r})"
 
 
 #: The forms decoded, each named as docs/configuration.md lists them.
@@ -57,6 +68,12 @@ _MAX_JOINED = 16
 #: An EBCDIC line: mostly bytes outside ASCII, and printable ASCII (but this share)
 #: once decoded.
 _EBCDIC_SHARE = 0.95
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """Each pattern compiled on first use: most text never needs one."""
+    return re.compile(pattern)
 
 
 def may_decode(text: str) -> bool:
@@ -94,30 +111,24 @@ def views(text: str) -> list[View]:
     return found
 
 
-@functools.cache
-def _escape() -> re.Pattern[str]:
-    """Where an escape, a reference or a percent-encoded byte may start (one search in C)."""
-    return re.compile(r"\\[ux/]|&#|&[A-Za-z][A-Za-z0-9]{1,31};|%[0-9A-Fa-f]{2}")
+#: Where an escape, a reference or a percent-encoded byte may start (one search in C).
+_ESCAPE = r"\\[ux/]|&#|&[A-Za-z][A-Za-z0-9]{1,31};|%[0-9A-Fa-f]{2}"
 
 
-@functools.cache
-def _soft_break() -> re.Pattern[str]:
-    """Quoted-printable's encoded bytes and soft line breaks."""
-    return re.compile(r"=[0-9A-F]{2}|=\r?$", re.MULTILINE)
+#: Quoted-printable's encoded bytes and soft line breaks.
+_SOFT_BREAK = r"(?m)=[0-9A-F]{2}|=\r?$"
 
 
-@functools.cache
-def _outside_ascii() -> re.Pattern[str]:
-    return re.compile(r"[^\x00-\x7f]")
+_OUTSIDE_ASCII = r"[^\x00-\x7f]"
 
 
 def _lines_to_decode(text: str, *, printable: bool) -> list[tuple[int, int]]:
     """The (start, end) of each line that holds something a decoder reads, in order."""
-    searches = [_escape()]
+    searches = [_compiled(_ESCAPE)]
     if printable:
-        searches.append(_soft_break())
+        searches.append(_compiled(_SOFT_BREAK))
     if not text.isascii():
-        searches.append(_outside_ascii())
+        searches.append(_compiled(_OUTSIDE_ASCII))
     lines: set[tuple[int, int]] = set()
     for search in searches:
         position = 0
@@ -154,29 +165,27 @@ def _decoded(line: str, *, printable: bool) -> str:
     for _ in range(_ROUNDS):
         new = line
         if "\\" in new:
-            new = _backslash().sub(_unescape, new)
+            new = _compiled(_BACKSLASH).sub(_unescape, new)
         if "&" in new:
-            new = _reference().sub(_dereference, new)
+            new = _compiled(_REFERENCE).sub(_dereference, new)
         if "%" in new:
-            new = _percent().sub(_unpercent, new)
+            new = _compiled(_PERCENT).sub(_unpercent, new)
         if printable and "=" in new:
-            new = _printable().sub(_unpercent, new)
+            new = _compiled(_PRINTABLE).sub(_unpercent, new)
         if not new.isascii():
-            new = _invisible().sub("", new)
+            new = _compiled(_INVISIBLE).sub("", new)
         if new == line:
             break
         line = new
     return line
 
 
-@functools.cache
-def _backslash() -> re.Pattern[str]:
-    # \uXXXX (with its low surrogate when it is a high one), \xXX, and \/ (PHP's
-    # json_encode writes every / so).
-    return re.compile(
-        r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
-        r"|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\(/)"
-    )
+#: \uXXXX (with its low surrogate when it is a high one), \xXX, and \/ (PHP's
+#: json_encode writes every / so).
+_BACKSLASH = (
+    r"\\u([dD][89abAB][0-9a-fA-F]{2})\\u([dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\(/)"
+)
 
 
 def _unescape(match: re.Match[str]) -> str:
@@ -200,30 +209,26 @@ def _character(code: int, written: str) -> str:
     return chr(code)
 
 
-@functools.cache
-def _reference() -> re.Pattern[str]:
-    # Numeric references may lack their semicolon (HTML5 reads &#103hp as ghp);
-    # named ones need it.
-    return re.compile(r"&#([0-9]{1,7});?|&#[xX]([0-9a-fA-F]{1,6});?|&[A-Za-z][A-Za-z0-9]{1,31};")
+#: Numeric references may lack their semicolon (HTML5 reads &#103hp as ghp);
+#: named ones need it.
+_REFERENCE = r"&#([0-9]{1,7});?|&#[xX]([0-9a-fA-F]{1,6});?|&[A-Za-z][A-Za-z0-9]{1,31};"
 
 
 def _dereference(match: re.Match[str]) -> str:
     decimal, hexadecimal = match.groups()
     if decimal is None and hexadecimal is None:
+        import html  # here: its table of 2,000 names costs a hook's start-up
+
         named = html.unescape(match.group())
         return named if len(named) == 1 and named.isprintable() else match.group()
     return _character(int(decimal or hexadecimal, 10 if decimal else 16), match.group())
 
 
-@functools.cache
-def _percent() -> re.Pattern[str]:
-    return re.compile(r"%([0-9A-Fa-f]{2})")
+_PERCENT = r"%([0-9A-Fa-f]{2})"
 
 
-@functools.cache
-def _printable() -> re.Pattern[str]:
-    # quoted-printable writes its hexadecimal digits in upper case
-    return re.compile(r"=([0-9A-F]{2})")
+#: quoted-printable writes its hexadecimal digits in upper case
+_PRINTABLE = r"=([0-9A-F]{2})"
 
 
 def _unpercent(match: re.Match[str]) -> str:
@@ -233,20 +238,16 @@ def _unpercent(match: re.Match[str]) -> str:
     return chr(code) if 0x20 <= code < 0x7F else match.group()
 
 
-@functools.cache
-def _invisible() -> re.Pattern[str]:
-    """Unicode's default-ignorable characters: zero-width spaces and joiners, the soft
-    hyphen, bidirectional controls, variation selectors, tags. No editor shows them."""
-    return re.compile(
-        "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-        "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001d173-\U0001d17a"
-        "\U000e0000-\U000e0fff]"
-    )
+#: Unicode's default-ignorable characters: zero-width spaces and joiners, the soft
+#: hyphen, bidirectional controls, variation selectors, tags. No editor shows them.
+_INVISIBLE = (
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
 
 
-@functools.cache
-def _unprintable() -> re.Pattern[str]:
-    return re.compile(r"[^\t\n\r\x20-\x7e]")
+_UNPRINTABLE = r"[^\t\n\r\x20-\x7e]"
 
 
 def _ebcdic(line: str) -> str:
@@ -260,7 +261,7 @@ def _ebcdic(line: str) -> str:
     except UnicodeEncodeError:
         return line
     decoded = raw.decode("cp037").replace("\x85", "\n")
-    if len(_unprintable().findall(decoded)) > (1 - _EBCDIC_SHARE) * len(decoded):
+    if len(_compiled(_UNPRINTABLE).findall(decoded)) > (1 - _EBCDIC_SHARE) * len(decoded):
         return line
     return decoded
 
@@ -287,10 +288,16 @@ def _armour(index: int) -> re.Pattern[str]:
 
 #: A header of the armour's body (RFC 1421's Proc-Type, PGP's Version, SSH2's
 #: Comment), with its continuation lines (ending in a backslash).
-_HEADER = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9-]*:[^\n]*(?:\\\n[^\n]*)*\n")
-_WHITESPACE = re.compile(r"\s+|\\[rn]")
+_HEADER = r"[ \t]*[A-Za-z][A-Za-z0-9-]*:[^\n]*(?:\\\n[^\n]*)*\n"
+
+
+_BLANKS = r"\s+|\\[rn]"
+
+
 #: A PGP armour's checksum, after its body.
-_PGP_CHECKSUM = re.compile(r"=[A-Za-z0-9+/]{4}$")
+_PGP_CHECKSUM = r"=[A-Za-z0-9+/]{4}$"
+
+
 _WIDTH = 64
 
 
@@ -320,12 +327,12 @@ def _canonical_body(label: str, body: str) -> str | None:
     body = body.replace("\\r\\n", "\n").replace("\\n", "\n").replace("\r", "")
     body = body.lstrip("\n")
     headers = []
-    while (header := _HEADER.match(body)) is not None:
+    while (header := _compiled(_HEADER).match(body)) is not None:
         headers.append(header.group().strip())
         body = body[header.end() :]
-    data = _WHITESPACE.sub("", body)
+    data = _compiled(_BLANKS).sub("", body)
     checksum = ""
-    if "PGP" in label and (found := _PGP_CHECKSUM.search(data)) is not None:
+    if "PGP" in label and (found := _compiled(_PGP_CHECKSUM).search(data)) is not None:
         data, checksum = data[: found.start()], found.group()
     if not _decodes_as_key(label, data, encrypted=any("ENCRYPTED" in h for h in headers)):
         return None
@@ -340,6 +347,9 @@ def _decodes_as_key(label: str, data: str, *, encrypted: bool) -> bool:
     """Whether ``data`` is base64 that decodes to the start of a key of its kind: DER's
     SEQUENCE, OpenSSH's and SSH2's magic, an OpenPGP packet; any bytes when an RFC 1421
     header says the key is encrypted."""
+    import base64  # here, as html: only a key's armour needs it
+    import binascii
+
     try:
         raw = base64.b64decode(data + "=" * (-len(data) % 4), validate=True)
     except (binascii.Error, ValueError):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import regex
 
+from spillguard.core.archives import SEPARATOR as ARCHIVE_SEPARATOR
 from spillguard.core.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
 from spillguard.detection.allowlist import has_pragma, path_allowlisted
 from spillguard.detection.checksums import fails_published_check, passes
@@ -864,8 +865,10 @@ class _PathRules:
             return _NONE
         known = self._known.get(path)
         if known is None:
+            # an archive's member is a file at its own path inside it
+            own = path.rpartition(ARCHIVE_SEPARATOR)[2]
             matching = {
-                index for index, pattern, _ in self._rules if pattern_of(pattern).search(path)
+                index for index, pattern, _ in self._rules if pattern_of(pattern).search(own)
             }
             known = (
                 frozenset(index for index, _, _ in self._rules if index not in matching),

@@ -4,7 +4,6 @@ before ``sources.checkout`` reads any commit as its checkout writes it."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from spillguard.sources.gitcli import Started
@@ -14,7 +13,7 @@ if TYPE_CHECKING:
 
 #: The attributes whose checkout (or archive) writes other bytes than git stores.
 ATTRIBUTES = ("working-tree-encoding", "export-subst")
-_NAMED = re.compile(rb"working-tree-encoding|export-subst")
+_NAMED = (b"working-tree-encoding", b"export-subst")
 #: Every attribute file of a tree, at its root and in any directory.
 _ATTRIBUTE_FILES = (":(glob).gitattributes", ":(glob)**/.gitattributes")
 
@@ -26,7 +25,7 @@ def is_attribute_file(path: bytes | str) -> bool:
 
 def names_attributes(lines: Iterable[bytes]) -> bool:
     """Whether lines added to an attribute file name an attribute that changes a checkout."""
-    return any(_NAMED.search(line) for line in lines)
+    return any(name in line for line in lines for name in _NAMED)
 
 
 def attributes_asked(git_dir: str, trees: Sequence[str]) -> Started | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from spillguard.core.archives import is_archive, opened
 from spillguard.core.decode import (
     as_utf8,
     is_binary,
@@ -28,6 +29,27 @@ def changes(old: bytes | None, new: bytes) -> tuple[AddedLines, list[int]]:
     if is_binary(new):
         return runs_added(old, new), []
     return text_changes(old, new)
+
+
+def members_added(
+    path: str, old: bytes | None, new: bytes, max_size: int
+) -> list[tuple[str, AddedLines]] | str:
+    """What the members of archive ``new`` add (``changes``), each at ``path!member``,
+    to the members of the same name in ``old``; or why ``new`` cannot be opened within
+    the limits (``archives.opened``), its own bytes then judged as a binary's."""
+    found = opened(path, new, max_size=max_size)
+    if isinstance(found, str):
+        return found
+    before = {}
+    if old is not None and is_archive(old):
+        previous = opened(path, old, max_size=max_size)
+        if not isinstance(previous, str):
+            before = {member.path: member.data for member in previous}
+    return [
+        (member.path, changes(before.get(member.path), member.data)[0])
+        for member in found
+        if before.get(member.path) != member.data
+    ]
 
 
 #: A way to find the lines one version of a blob adds to another (``diffs_for``).

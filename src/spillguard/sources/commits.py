@@ -36,6 +36,7 @@ import pygit2
 from pygit2.enums import DeltaStatus, DiffFind
 
 from spillguard import git
+from spillguard.core.archives import is_archive
 from spillguard.core.decode import (
     is_binary,
     skipped,
@@ -47,6 +48,7 @@ from spillguard.sources.blobdiff import (
     Diff,
     bytes_added,
     changes,
+    members_added,
     runs_added,
     text_added,
 )
@@ -152,6 +154,9 @@ def _added_by_file(
         if reason is not None:
             yield new.path, reason, None, None
             continue
+        if is_archive(data):
+            yield from _archive_lines(new.path, _old_content(repo, delta), data, max_size)
+            continue
         added, carried, source, removed_after = _file_lines(repo, delta, data, moved)
         primary = runs_added if is_binary(data) else text_added
         for tree in others:
@@ -166,6 +171,20 @@ def _added_by_file(
         whole = lines_by_number(data) if primary is text_added and may_need_context(added) else None
         readings = ((added, None, whole), (carried, source, None), (extra, None, None))
         yield from ((new.path, lines, where, around) for lines, where, around in readings if lines)
+
+
+def _archive_lines(
+    path: str, old: bytes | None, data: bytes, max_size: int
+) -> Iterator[tuple[str, AddedLines | str, None, None]]:
+    """An archive's members' added lines, each at ``path!member``; where it cannot be
+    opened within the limits, why (for ``on_unscannable``) and its printable runs."""
+    found = members_added(path, old, data, max_size)
+    if isinstance(found, str):
+        yield path, found, None, None
+        yield path, runs_added(old, data), None, None
+        return
+    for member, added in found:
+        yield member, added, None, None
 
 
 def _bytes_reading(

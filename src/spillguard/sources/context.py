@@ -17,6 +17,7 @@ name whose line ends where its value would start, or a ``name:``/``key:`` entry)
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -29,14 +30,14 @@ CONTEXT_LINES = 6
 
 #: A line that could hold a value whose name stands above it. Each starts after a
 #: newline: a literal first byte lets the search skip ahead in C to each line.
-_VALUE = re.compile(
+_VALUE = (
     rb"\n[ \t]*(?:-[ \t]+)?(?:[\"']?(?:value|default|Default)[\"']?[ \t]*[:=]|<string>)"
     rb"|\n[ \t]+[A-Za-z0-9+/=_.~!@#%^&*-]{16,256}[ \t]*\r?\n"
 )
 #: A line that could name a value below it: a telling name that ends the line where
 #: its value would start (``password:``, ``token: |``, ``variable "db_password" {``,
 #: ``<key>apiToken</key>``), or that a name entry gives (``- name: API_TOKEN``).
-_NAME = re.compile(
+_NAME = (
     rb"(?i)(?:pass|pwd|secret|token|key|credential|auth)[\w.-]*[\"']?[ \t]*"
     rb"(?::[ \t]*(?:[|>][-+]?)?|\{|</key>)[ \t]*\r?\n"
     rb"|\n[ \t]*(?:-[ \t]+)?[\"']?(?:name|key)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]*"
@@ -51,7 +52,17 @@ def may_need_context(added: Mapping[int, bytes]) -> bool:
     text = b"\n" + b"".join(added.values())
     if not text.endswith(b"\n"):
         text += b"\n"
-    return _VALUE.search(text) is not None or _NAME.search(text) is not None
+    return _search(_VALUE, text) or _search(_NAME, text)
+
+
+@functools.cache
+def _compiled(pattern: bytes) -> re.Pattern[bytes]:
+    """Compiled on first use: most commits of a hook never need it."""
+    return re.compile(pattern)
+
+
+def _search(pattern: bytes, text: bytes) -> bool:
+    return _compiled(pattern).search(text) is not None
 
 
 def around(lines: Mapping[int, bytes], first: int, last: int) -> tuple[bytes, bytes]:

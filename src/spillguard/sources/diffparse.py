@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from spillguard.core import gitcommand
+from spillguard.core.archives import is_archive
 from spillguard.core.decode import as_utf8, decode, marked_encoding
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, Fragment, diff_fragment
@@ -144,6 +145,9 @@ class FileDiff:
     #: once a history scan asked: it asks twice, for the blobs to read ahead and for
     #: the lines, and the answer searches every added line.
     touches_block: bool | None = None
+    #: An archive's old and new content (``staged_cli``), its members judged once the
+    #: size limit is known.
+    archive: tuple[bytes | None, bytes] | None = None
     #: Whether an added line could be half of a name and its value on two lines
     #: (``context.may_need_context``), once it is known.
     needs_context: bool | None = None
@@ -179,14 +183,23 @@ _SECTION_TAGS = frozenset({b":", b"d", b"B"})
 def plain_text(file: FileDiff, modes: frozenset[int] = REGULAR_MODES) -> bool:
     """A regular file (of ``modes``) git diffed as text, without a NUL in a changed line (UTF-16/32
     text, which git splits on bytes: libgit2 diffs it decoded) nor a byte order mark
-    opening an added first line (its text is read both ways), and not a mode-only
-    change: git's added lines for it are the simple path's."""
+    or an archive's first bytes opening an added first line (its text is read both
+    ways; its members are read), and not a mode-only change: git's added lines for it
+    are the simple path's."""
     return (
         file.new_mode in modes
         and not (file.binary or file.unsure)
         and file.old_id != file.new_id
         and not starts_wide(file.added)
+        and not starts_archive(file.added)
     )
+
+
+def starts_archive(added: Mapping[int, bytes]) -> bool:
+    """Whether the added lines include a first line that opens as a zip or gzip file
+    does (git calls most of them binary; a small one without a NUL, text)."""
+    first = added.get(1)
+    return first is not None and is_archive(first)
 
 
 def starts_wide(added: Mapping[int, bytes]) -> bool:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.core.decode import LARGE_BINARY, SNIFF_BYTES, is_binary, readings, skipped
+from spillguard.core.decode import LARGE_BINARY, SNIFF_BYTES, is_binary, judged_as, skipped
 from spillguard.core.models import Fragment, Skipped
 
 if TYPE_CHECKING:
@@ -84,4 +84,6 @@ def _read(path: Path, display: str, max_size: int) -> tuple[Fragment | Skipped, 
             data += handle.read()
     except OSError as error:
         return (Skipped(path=display, reason=f"unreadable: {error.strerror}", failed=True),)
-    return tuple(Fragment(path=display, text=text) for text in readings(data))
+    texts, unopened = judged_as(display, data, max_size)
+    found = tuple(Fragment(path=where, text=text) for where, text in texts)
+    return found if unopened is None else (skipped(display, unopened), *found)

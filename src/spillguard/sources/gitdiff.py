@@ -44,6 +44,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spillguard.core.archives import is_archive
 from spillguard.core.decode import (
     LARGE_BINARY,
     LFS_POINTER_LIMIT,
@@ -64,7 +65,7 @@ from spillguard.sources.attributes import (
     named,
     names_attributes,
 )
-from spillguard.sources.blobdiff import bytes_added, changes
+from spillguard.sources.blobdiff import bytes_added, changes, members_added, runs_added
 from spillguard.sources.blobsizes import BlobSizes
 from spillguard.sources.checkout import Change, Checkouts
 from spillguard.sources.context import may_need_context
@@ -399,6 +400,8 @@ def _exact_items(
     if reason is not None:
         return [skipped(path, reason, info.id)]
     base = None if is_zero_id(file.old_id) else old[1]
+    if is_archive(data):
+        return _archive_items(path, base, data, info, ref, blobs.max_size)
     added, removed_after = changes(base, data)
     extra = bytes_added(base, data) if wide_encoding(data) else {}
     around = None
@@ -408,6 +411,17 @@ def _exact_items(
         if may_need_context(added):
             around = lines_by_number(data)
     return [*fragments(path, added, info, ref, whole=around), *fragments(path, extra, info, ref)]
+
+
+def _archive_items(  # noqa: PLR0913, PLR0917 - one file of one commit, and its limit
+    path: str, base: bytes | None, data: bytes, info: CommitInfo, ref: str | None, max_size: int
+) -> list[SourceItem]:
+    """An archive's members' added lines, each at ``path!member``; where it cannot be
+    opened within the limits, why (for ``on_unscannable``) and its printable runs."""
+    found = members_added(path, base, data, max_size)
+    if isinstance(found, str):
+        return [skipped(path, found, info.id), *fragments(path, runs_added(base, data), info, ref)]
+    return [item for member, added in found for item in fragments(member, added, info, ref)]
 
 
 def _wanted(files: Iterable[FileDiff], merge: bool) -> Iterator[tuple[str, bool]]:
@@ -492,7 +506,7 @@ class _Blobs:
     def __init__(self, heads: BlobHeads, sizes: BlobSizes, max_size: int) -> None:
         self._heads = heads
         self._sizes = sizes
-        self._max_size = max_size
+        self.max_size = max_size
         self._runs: dict[str, tuple[bool, list[Run]] | None] = {}
         #: The commit's blobs read so far (its LFS check, then its PEM blocks).
         self._read: dict[str, tuple[int, bytes] | None] = {}
@@ -559,7 +573,7 @@ class _Blobs:
             if found is None:
                 return None
             data = found[1]
-        reason = None if whole else unread_reason(data, self._max_size)
+        reason = None if whole else unread_reason(data, self.max_size)
         return (reason, b"") if reason is not None else (None, data)
 
     def _blob_runs(self, blob: str) -> tuple[bool, list[Run]] | None:
@@ -567,15 +581,16 @@ class _Blobs:
         size limit or missing (the commit is then read file by file)."""
         if blob not in self._runs:
             found = self._heads.read(blob)
-            within = found is not None and found[0] <= self._max_size
+            within = found is not None and found[0] <= self.max_size
             # Only the digest is kept: memory holds one blob at a time.
             self._runs[blob] = _binary_runs(found[1]) if within and found else None
         return self._runs[blob]
 
 
 def _binary_runs(data: bytes) -> tuple[bool, list[Run]]:
-    """Whether a whole blob is binary, and its printable runs."""
-    return is_binary(data), printable_runs(data)
+    """Whether a whole blob is binary (and no archive, whose members are read), and its
+    printable runs."""
+    return is_binary(data) and not is_archive(data), printable_runs(data)
 
 
 def _may_be_lfs_pointer(file: FileDiff) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from spillguard.core import gitcommand
-from spillguard.core.decode import readings, skipped, unread_reason
+from spillguard.core.decode import judged_as, skipped, unread_reason
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, CommitWalked, Fragment, is_zero_id
 from spillguard.sources.diffparse import BlobHeads
@@ -254,5 +254,8 @@ def _whole_blob(
     if reason is not None:
         yield skipped(UNREACHED_BLOB, reason, object_id)
         return
-    for text in readings(data):
-        yield Fragment(path=UNREACHED_BLOB, text=text, commit=own)
+    texts, unopened = judged_as(UNREACHED_BLOB, data, max_size)
+    if unopened is not None:
+        yield skipped(UNREACHED_BLOB, unopened, object_id)
+    for where, text in texts:
+        yield Fragment(path=where, text=text, commit=own)

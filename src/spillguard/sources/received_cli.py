@@ -15,7 +15,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.core.decode import readings, skipped, unread_reason
+from spillguard.core.decode import judged_as, skipped, unread_reason
 from spillguard.core.errors import GitError
 from spillguard.core.models import CommitInfo, CommitWalked, Fragment, Skipped, is_zero_id
 from spillguard.sources.diffparse import commit_info_from, seconds
@@ -225,4 +225,6 @@ def _blob_items(
     reason = unread_reason(data, max_size)
     if reason is not None:
         return (skipped(ref, reason),)
-    return tuple(Fragment(path=ref, text=text, ref=ref) for text in readings(data))
+    texts, unopened = judged_as(ref, data, max_size)
+    found = tuple(Fragment(path=where, text=text, ref=ref) for where, text in texts)
+    return found if unopened is None else (skipped(ref, unopened), *found)

@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spillguard.core.archives import is_archive
 from spillguard.core.decode import (
     LARGE_BINARY,
     LFS_POINTER_LIMIT,
@@ -45,6 +46,7 @@ from spillguard.sources.diffparse import (
     git_command,
     lines_by_number,
     run_diff_tree,
+    starts_archive,
     starts_wide,
 )
 from spillguard.sources.gitcli import cat_objects, run_git
@@ -101,6 +103,9 @@ class Staged:
             if reason is not None:
                 yield skipped(path, reason, None if commit is None else commit.id)
                 continue
+            if file.archive is not None:
+                yield from _archive_items(path, file.archive, max_size, commit, ref)
+                continue
             content = self.whole.get(file.new_id)
             added = file.added
             if (
@@ -134,6 +139,27 @@ class Staged:
         if is_lfs_pointer(self.small.get(file.new_id, b"")):
             return "LFS pointer"
         return None
+
+
+def _archive_items(
+    path: str,
+    archive: tuple[bytes | None, bytes],
+    max_size: int,
+    commit: CommitInfo | None,
+    ref: str | None,
+) -> Source:
+    """An archive's members' added lines, each at ``path!member``; where it cannot be
+    opened within the limits, why (for ``on_unscannable``) and its printable runs."""
+    from spillguard.sources.blobdiff import members_added, runs_added
+
+    old, new = archive
+    found = members_added(path, old, new, max_size)
+    if isinstance(found, str):
+        yield skipped(path, found, None if commit is None else commit.id)
+        yield from fragments(path, runs_added(old, new), commit, ref)
+        return
+    for member, added in found:
+        yield from fragments(member, added, commit, ref)
 
 
 def read_staged(paths: Sequence[str]) -> Staged:
@@ -358,7 +384,7 @@ def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bo
     wide = [
         (file, [file.old_id, *(ids.get(file.path, "") for ids in against)])
         for file in diff.files
-        if (file.binary or file.unsure or starts_wide(file.added))
+        if (file.binary or file.unsure or starts_wide(file.added) or starts_archive(file.added))
         and file.new_mode in _BLOB_MODES
         and file.status != "D"
     ]
@@ -372,6 +398,9 @@ def _decoded(git_dir: str, diff: CommitDiff, others: Sequence[CommitDiff]) -> bo
 
     for file, bases in wide:
         new = contents[file.new_id]
+        if is_archive(new):  # its members are judged, once the size limit is known
+            file.binary, file.added, file.archive = True, {}, (contents.get(bases[0]), new)
+            continue
         # lines new against HEAD's side and every merged one, in each reading
         file.binary = is_binary(new)  # then its added lines are its printable runs
         file.added, *more = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard.core.decode import readings, skipped, unread_reason
+from spillguard.core.decode import judged_as, skipped, unread_reason
 from spillguard.core.errors import GitError
 from spillguard.core.models import Fragment
 from spillguard.sources.gitcli import git_dir_of, git_output, resolve
@@ -63,4 +63,7 @@ def read_tree_files(
             if reason is not None:
                 yield skipped(path, reason)
                 continue
-            yield from (Fragment(path=path, text=text) for text in readings(data))
+            texts, unopened = judged_as(path, data, max_size)
+            if unopened is not None:
+                yield skipped(path, unopened)
+            yield from (Fragment(path=where, text=text) for where, text in texts)
