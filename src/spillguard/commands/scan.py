@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from functools import partial
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import TextIO
 
     from spillguard.commands.options import CommonOptions, ScanOptions
@@ -203,7 +204,19 @@ def report_options(
         rules=config.ruleset.rules,
         project=config.sync.get("project") or config.sync.get("space"),
         repository=config.sync.get("repo") or repository,
+        command=command_here(os.environ),
     )
+
+
+def command_here(environ: Mapping[str, str]) -> str:
+    """How the person reading this report runs spillguard: ``spillguard``, except from a
+    hook of the pre-commit framework, which installs spillguard in an environment of
+    its own, off the user's PATH: there, that environment's interpreter."""
+    if environ.get("PRE_COMMIT") == "1":  # set by the framework for every hook it runs
+        import shlex
+
+        return f"{shlex.quote(sys.executable)} -m spillguard"
+    return "spillguard"
 
 
 def _repository_name(options: ScanOptions) -> str | None:
