@@ -260,3 +260,23 @@ def test_every_command_not_run_here_is_documented_and_exercised_elsewhere() -> N
     assert "python3 -m venv .venv" in ci
     assert "pip install --quiet -e '.[test]'" in ci
     assert "python -m pytest" in ci
+
+
+def test_the_benchmark_of_real_histories_without_network_ends_with_one_line(
+    tmp_path: Path,
+) -> None:
+    """``python bench/run.py --real`` clones git/git and psf/requests on first use: with
+    no network (git refuses https here, so no traffic) one line says so, no traceback."""
+    env = {**os.environ, "SPILLGUARD_BENCH_WORK": str(tmp_path), "GIT_ALLOW_PROTOCOL": "file"}
+    done = subprocess.run(
+        [sys.executable, str(PROJECT / "bench" / "run.py"), "--real"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("bench: error: cannot clone https://github.com/psf/requests (")
+    assert "Traceback" not in done.stderr
+    assert not any(tmp_path.glob("real/*"))  # no half clone left behind
