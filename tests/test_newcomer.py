@@ -163,6 +163,11 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     yours = GitRepo(home / "your-repository")
     yours.write("app.py", "print('hello')\n")
     yours.commit("first")
+    # a clone of a server's repository, as most are: pushes have somewhere to go
+    GitRepo(root / "origin.git", bare=True)
+    yours.git("remote", "add", "origin", str(root / "origin.git"))
+    yours.git("push", "-q", "-u", "origin", "main")
+    yours.git("remote", "set-head", "origin", "--auto")
     for branch in ("feature", "release"):
         yours.git("branch", branch)
     for bare in ("project.git", "app.git"):
@@ -236,8 +241,8 @@ def test_every_documented_command_runs_as_written(sandbox: Sandbox) -> None:
         cwd = yours
         if command.text.startswith("cd "):
             cwd = sandbox.home
-        elif "./spillguard" in command.text:  # a checkout in the current directory
-            cwd = sandbox.root
+        elif "# in your spillguard checkout" in command.text:
+            cwd = sandbox.checkout
         placed = command.text
         if " - " in placed:  # the reviewed text from stdin
             placed = f"echo fixture-not-a-secret | {placed}"
@@ -280,3 +285,51 @@ def test_the_benchmark_of_real_histories_without_network_ends_with_one_line(
     assert last.startswith("bench: error: cannot clone https://github.com/psf/requests (")
     assert "Traceback" not in done.stderr
     assert not any(tmp_path.glob("real/*"))  # no half clone left behind
+
+
+def _section(text: str, heading: str) -> str:
+    """The part of a Markdown page under ``heading``, up to the next heading of its level."""
+    level = heading.split(" ", maxsplit=1)[0]
+    start = text.index(heading + "\n")
+    end = text.find(f"\n{level} ", start + len(heading))
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_the_quick_start_names_what_the_suite_needs_that_pip_does_not_install() -> None:
+    """What .ci/run installs besides the test extras (apt-get and npm packages) is named
+    where the README gives the test command: a fresh machine has Python and git only."""
+    ci = (PROJECT / ".ci" / "run").read_text(encoding="utf-8")
+    packages = [
+        name.partition("@")[0] if not name.startswith("@") else "@" + name[1:].partition("@")[0]
+        for line in re.findall(r"(?:apt-get install|npm install)([^\n&|;]*)", ci)
+        for name in line.split()
+        if not name.startswith(("-", ">"))
+    ]
+    assert {"chromium", "@microsoft/sarif-multitool"} <= set(packages)
+    quick = _section((PROJECT / "README.md").read_text(encoding="utf-8"), "## Quick start")
+    assert [name for name in packages if name not in quick] == []
+
+
+def test_operations_are_documented_with_real_rule_names() -> None:
+    """Upgrading, removing the package (not only the hooks), a pushed secret (rewrite,
+    force-push, the server's copies and forks), rotating per provider, and allowlisting
+    without the server app; every rule the rotation table names exists."""
+    page = (PROJECT / "docs" / "operations.md").read_text(encoding="utf-8")
+    for heading, words in {
+        "## Upgrading spillguard and its rules": ["pre-commit autoupdate", "spillguard sync"],
+        "## Uninstalling": ["pip uninstall spillguard", "spillguard uninstall", "pipx uninstall"],
+        "## A secret that was pushed": ["git filter-repo", "--force", "gc", "Forks", "refs/pull"],
+        "## Rotating a secret": ["aws iam", "GitHub", "GitLab", "Slack", "Stripe", "ssh-keygen"],
+        "## Allowlisting a string without the server app": ["repository_config", "allowlist_paths"],
+    }.items():
+        section = _section(page, heading)
+        assert [word for word in words if word not in section] == [], heading
+    from spillguard.configuration.rules import builtin_rules
+
+    names = {rule.name for rule in builtin_rules()}
+    rotation = _section(page, "## Rotating a secret")
+    named = set(re.findall(r"`([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)`", rotation))
+    assert len(named) > 10
+    assert named <= names, named - names
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    assert "(docs/operations.md)" in readme
