@@ -102,7 +102,7 @@ def test_a_reviewed_entry_not_yet_merged_is_pushed_with_the_command_the_note_giv
     clone.commit("a reviewed fixture key")
     pushed = run(["git", "push", "-q", "origin", "feature"], clone.path)
     assert pushed.returncode != 0, pushed.stderr
-    (now,) = re.findall(r"to push with your copy now: (.*)\)$", pushed.stderr, flags=re.M)
+    (now,) = re.findall(r"to push with your copy now: (.*)\)$", pushed.stderr, flags=re.MULTILINE)
     assert now == "SPILLGUARD_CONFIG_FROM=work-tree git push"
     again = run(["sh", "-c", f"{now} -q origin feature"], clone.path)
     assert again.returncode == 0, again.stderr
