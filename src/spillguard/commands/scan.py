@@ -132,10 +132,14 @@ SHALLOW = (
 
 
 def _git_answers(repo: str, *args: str) -> str | None:
-    """What git prints for ``args`` in ``repo``, or None when it fails."""
+    """What git prints for ``args`` in ``repo``, or None when it fails or is not
+    installed (the scan's own reader then says what it can read)."""
     from spillguard.core import gitcommand
 
-    done = gitcommand.run(gitcommand.command("-C", repo, *args))
+    try:
+        done = gitcommand.run(gitcommand.command("-C", repo, *args))
+    except FileNotFoundError:
+        return None
     return done.stdout.decode(errors="replace") if done.returncode == 0 else None
 
 
@@ -145,8 +149,8 @@ def _nothing_to_scan(options: ScanOptions) -> bool:
         return False
     if _git_answers(options.repo, "rev-parse", "--git-dir") is None:
         return False
-    if options.all_refs:
-        return not _git_answers(options.repo, "for-each-ref", "--count=1")
+    if options.all_refs:  # git listed no ref at all (a failure is the scan's to report)
+        return _git_answers(options.repo, "for-each-ref", "--count=1") == ""
     return _git_answers(options.repo, "rev-parse", "--verify", "-q", "HEAD") is None
 
 
