@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -10,12 +11,13 @@ import regex
 
 from spillguard.cli import main
 from spillguard.configuration.rules import builtin_rules
-from spillguard.detection.engine import compiled
+from spillguard.detection.engine import compiled, pattern_of
 from spillguard.detection.redos import attack_strings
-from spillguard.detection.rulecheck import RuleValidationError, compile_custom
+from spillguard.detection.rulecheck import RuleValidationError, compile_custom, long_lines
 from testing.tokens import expand
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
 
@@ -178,3 +180,72 @@ def finishes(pattern: regex.Pattern[str], text: str) -> bool:
     except TimeoutError:
         return False
     return True
+
+
+# -- built-in patterns and long lines --------------------------------------------------------
+
+#: Built-in patterns are timed on the custom-rule check's long-line probes at two lengths:
+#: a search linear in its line takes four times as long on a line four times as long, a
+#: quadratic one sixteen. Eight, between the two, leaves noise a factor of two each way.
+_SHORT, _LONG = 1_000, 4_000
+_SUPERLINEAR = 8.0
+#: CPU seconds on the long probes under which a pattern is too fast to judge (or to hurt).
+_MEASURABLE = 0.001
+
+
+def _built_in_patterns() -> Iterator[tuple[str, str, regex.Pattern[str]]]:
+    """Every pattern a built-in rule runs over text a pusher writes: the line's, the lines'
+    before (``previous_line``), the path's and its allowlist's (run on what it matched)."""
+    for rule in builtin_rules():
+        yield rule.name, rule.regexp, compiled(rule)
+        for source in (rule.previous_line, rule.path, *(rule.allow or ())):
+            if source is not None:
+                yield rule.name, source, pattern_of(source)
+
+
+def _cpu(pattern: regex.Pattern[str], lines: list[str], runs: int) -> float:
+    """The least CPU time of this thread, over ``runs``, to search every line: a thread's
+    own CPU time, so the load of the machine and the process's other threads count little."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.thread_time()
+        for line in lines:
+            pattern.search(line)
+        best = min(best, time.thread_time() - started)
+    return best
+
+
+def test_no_built_in_pattern_takes_time_growing_faster_than_its_line() -> None:
+    """A pushed line made of a pattern's own repeats ("awssessiontoken=A" 1,176 times held
+    AWS_SESSION_TOKEN for over 5 CPU-s on 20,000 characters) makes a quadratic rule spend
+    its budget and fail a server's hook closed: every built-in pattern stays linear. A
+    ratio of times, not a time: what the machine's load changes cancels out; a pattern
+    over the ratio is timed again, five times, before it is named."""
+    superlinear = []
+    for name, source, pattern in _built_in_patterns():
+        long = long_lines(pattern, source, _LONG)
+        # The same lines cut short, before what ends each (a pumped line is periodic).
+        short = [line[:_SHORT] + line[line.rindex("\x01") :] for line in long]
+        for runs in (1, 5):
+            times = _cpu(pattern, short, runs), _cpu(pattern, long, runs)
+            if times[1] < _MEASURABLE or times[1] < _SUPERLINEAR * times[0]:
+                break
+        else:
+            superlinear.append(f"{name} {source[:50]!r}: {times[0]:.4f} s -> {times[1]:.4f} s")
+    assert not superlinear, "quadratic or worse on long lines:\n" + "\n".join(superlinear)
+
+
+@pytest.mark.parametrize("pattern", ["Q++Z", "(?>Q+)Z", "x(?:[a-z]++y)"])
+def test_possessive_and_atomic_repeats_are_probed_on_long_lines(pattern: str) -> None:
+    """A possessive repeat gives nothing back, but still runs to the end of the run from
+    every position that reaches it: quadratic as ``Q+Z`` is, only faster."""
+    lines = long_lines(regex.compile(pattern), pattern, 1_000)
+    assert any(line.startswith(("Q" * 1_000, "x" * 1_000)) for line in lines)
+
+
+def test_a_long_line_probe_holds_no_line_break() -> None:
+    """A scan judges one line at a time: a probe pumping a line break would be a line no
+    scan ever sees (and would refuse a custom rule for text it never meets)."""
+    lines = long_lines(regex.compile(r"[a-z]+\n[0-9]+Z"), r"[a-z]+\n[0-9]+Z", 1_000)
+    assert lines
+    assert not any("\n" in line for line in lines)

@@ -168,7 +168,9 @@ def long_line_probes(pattern: str, candidates: str, length: int) -> list[str] | 
     each of them, then backtracks through it when what follows fails: ``Q+Z`` on a
     line of ``Q``. The run's character must be accepted by the repeat and by every
     character the pattern requires before it (``x[a-z]+y`` needs a run of ``x``); a
-    repeat of a group is pumped as ``attack_strings`` pumps it.
+    repeat of a group is pumped as ``attack_strings`` pumps it. A scan judges one line at
+    a time: a probe is cut where it would hold a line break, and the pieces that stay
+    long are the probes.
     """
     parser = _parser()
     try:
@@ -192,21 +194,26 @@ def long_line_probes(pattern: str, candidates: str, length: int) -> list[str] | 
             # end the match at once, or only after backtracking).
             chosen = [*[c for c in accepted if c not in literal][:1], *accepted[:1]]
             probes.extend(c * length for c in chosen)
-    return list(dict.fromkeys(probes))
+    lines = (line for probe in probes for line in probe.split("\n"))
+    return list(dict.fromkeys(line for line in lines if 2 * len(line) >= length))
 
 
 def _unbounded(sequence: list[Any], prefix: list[Any]) -> Iterator[tuple[list[Any], list[Any]]]:
-    """(what precedes it, its body) for every unbounded repeat of ``sequence``."""
+    """(what precedes it, its body) for every unbounded repeat of ``sequence``: a
+    possessive one too (it gives nothing back, but still runs to the end of the run
+    from each position that reaches it)."""
     for index, (op, value) in enumerate(sequence):
         before = prefix + sequence[:index]
         name = str(op)
-        if name in _REPEATS:
+        if name in (*_REPEATS, "POSSESSIVE_REPEAT"):
             _, maximum, body = value
             if maximum >= _UNBOUNDED:
                 yield before, list(body)
             yield from _unbounded(list(body), before)
         elif name == "SUBPATTERN":
             yield from _unbounded(list(value[-1]), before)
+        elif name == "ATOMIC_GROUP":
+            yield from _unbounded(list(value), before)
         elif name == "BRANCH":
             for branch in value[1]:
                 yield from _unbounded(list(branch), before)

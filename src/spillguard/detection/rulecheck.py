@@ -112,7 +112,7 @@ def _check_matches(name: str, compiled: regex.Pattern[str], source: str) -> None
             f"custom rule {name}: regexp is too broad: it matches {hits} of "
             f"{len(ORDINARY_LINES)} lines of ordinary code"
         )
-    named = "".join(dict.fromkeys(c for c in compiled.pattern if c.isprintable()))
+    named = _named(compiled)
     for character in dict.fromkeys(_RUN_CHARACTERS + named):
         # A control character no regexp expects makes the match fail after the run;
         # the regexp's own characters after it defeat its required-literal shortcut.
@@ -124,20 +124,32 @@ def _check_matches(name: str, compiled: regex.Pattern[str], source: str) -> None
     attacks = [*attack_strings(compiled.pattern), *attack_strings(source)]
     for attack in dict.fromkeys(attacks):
         compiled.search(attack + named, timeout=_PROBE_TIMEOUT)
-    _check_long_lines(compiled, source, named)
+    _check_long_lines(compiled, source)
 
 
-def _check_long_lines(compiled: regex.Pattern[str], source: str, named: str) -> None:
-    """Probe long lines built from the pattern's unbounded repeats (the Java source's
-    tree, else the translation's; runs of common characters when neither parses)."""
-    candidates = "".join(dict.fromkeys(_RUN_CHARACTERS + named))
-    probes = long_line_probes(source, candidates, _LONG_LINE)
-    if probes is None:
-        probes = long_line_probes(compiled.pattern, candidates, _LONG_LINE)
-    if probes is None:
-        probes = [character * _LONG_LINE for character in _RUN_CHARACTERS]
+def _check_long_lines(compiled: regex.Pattern[str], source: str) -> None:
     try:
-        for probe in probes:
-            compiled.search(probe + "\x01" + named, timeout=_LONG_LINE_TIMEOUT)
+        for probe in long_lines(compiled, source, _LONG_LINE):
+            compiled.search(probe, timeout=_LONG_LINE_TIMEOUT)
     except TimeoutError:
         raise _Polynomial from None
+
+
+def long_lines(compiled: regex.Pattern[str], source: str, length: int) -> list[str]:
+    """Lines of about ``length`` characters built from the pattern's unbounded repeats
+    (the source's tree, else the compiled translation's; runs of common characters when
+    neither parses), each ending in what makes a match fail after it: a search that
+    retries a repeat from every position takes time growing with their square."""
+    named = _named(compiled)
+    candidates = "".join(dict.fromkeys(_RUN_CHARACTERS + named))
+    probes = long_line_probes(source, candidates, length)
+    if probes is None:
+        probes = long_line_probes(compiled.pattern, candidates, length)
+    if probes is None:
+        probes = [character * length for character in _RUN_CHARACTERS]
+    return [f"{probe}\x01{named}" for probe in probes]
+
+
+def _named(compiled: regex.Pattern[str]) -> str:
+    """The printable characters the pattern names, once each, in order."""
+    return "".join(dict.fromkeys(c for c in compiled.pattern if c.isprintable()))
