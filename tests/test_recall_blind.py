@@ -18,8 +18,9 @@ from spillguard.detection.engine import Scanner
 from testing.recall.blind import DOCUMENTED_FAMILY, MARK, blind_corpus
 from testing.recall.families import Case
 
-#: Measured 446/547 (81.5 %) of the secrets found, 4/209 near-misses flagged.
-RECALL_FLOOR = 0.79
+#: Measured 446/547 (81.5 %) of the secrets found at efcf0a7, 477/547 (87.2 %) with
+#: the positional and command-line detectors; 4/209 near-misses flagged.
+RECALL_FLOOR = 0.85
 NEAR_MISSES_FLAGGED_AT_MOST = 4
 
 

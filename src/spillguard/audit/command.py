@@ -187,8 +187,7 @@ def _audit(options: AuditOptions, started: float) -> dict[str, Any]:
         if note is not None:
             print(f"spillguard: audit: {note}", file=sys.stderr)
         clone_dir = Path(options.clone_dir or f"{options.state}.clones")
-        budget = options.repository_budget or None
-        repositories, refused = discover(options.paths, clone_dir, budget)
+        repositories, refused = discover(options.paths, clone_dir)
         for outcome in refused:
             _say_failure(outcome)
             if options.judge:

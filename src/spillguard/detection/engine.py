@@ -33,7 +33,12 @@ from spillguard.detection.filters import (
 from spillguard.detection.fingerprint import finding_fingerprint, reviewed_digest
 from spillguard.detection.prefilter import KeywordIndex
 from spillguard.detection.redact import unquoted
-from spillguard.detection.shape import generated_value, in_hash_context, near_secret_word
+from spillguard.detection.shape import (
+    client_argument,
+    generated_value,
+    in_hash_context,
+    near_secret_word,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -823,13 +828,17 @@ class Scanner:
 #: What ``Scanner._reviewed`` answers for a string an entry without a rule names.
 _EVERY_RULE = "*"
 #: The value filters that judge a value by its shape (detection/shape.py): near its
-#: secret word (GENERIC_TOKEN_NEAR_WORD), or alone (GENERIC_SECTION_KEY).
-_BY_SHAPE = frozenset({"generated", "shape"})
+#: secret word (GENERIC_TOKEN_NEAR_WORD), handed to a client by position
+#: (GENERIC_CLIENT_ARGUMENT), or alone (GENERIC_SECTION_KEY).
+_BY_SHAPE = frozenset({"generated", "argument", "shape"})
 
 
 def _by_shape(kind: str, match: regex.Match[str], secret: tuple[int, int]) -> bool:
     if kind == "generated":
         return near_secret_word(match.string, match.span("word"), match.end("tail"), secret)
+    if kind == "argument":
+        message = "selector" in match.re.groupindex and match.start("selector") != -1
+        return client_argument(match.string, match.span("callee"), secret, message=message)
     return generated_value(match.string, secret)
 
 

@@ -286,3 +286,81 @@ def generated_value(line: str, secret: tuple[int, int]) -> bool:
     """Whether the value at ``secret`` looks generated and is no digest in context: the
     judgement of a value whose name alone (``key`` under an INI section) says nothing."""
     return looks_generated(line[slice(*secret)]) and not in_hash_context(line, secret[0])
+
+
+# ---------------------------------------------------------------- a value handed to a client
+
+#: Calls that take a credential by position: a receiver's factory, initializer or
+#: login (``cohere.Client``, ``Client::new``, ``pricefeed.New``, ``rollbar.init``,
+#: ``StreamChat.getInstance``, ``client.login``, ``jwt.sign``, ``hmac.new``,
+#: ``keyring.set_password``), a class named for a client (``SearchClient``,
+#: ``BraintreeGateway``), anything built with ``new``, and an Objective-C message
+#: that starts, sets up or configures a service (``[Flurry startSession:@"..."]``).
+_FACTORY = frozenset(
+    """
+    new newclient create createclient getinstance getclient sharedinstance init initialize
+    initialise initializeapp configure setup login signin logon authenticate authorize
+    connect sign set_password setpassword startsession start_session
+    """.split()  # noqa: SIM905 - as _WORDS
+)
+_CLIENT_CLASS = r"(?:Client|Gateway|Api|API|Sdk|SDK|Bot)"
+_SELECTOR = r"(?i)^(?:start|setup|configure|init|set)[A-Za-z]*$"
+#: Names of the callee that say its argument is data, not a credential: a digest, an
+#: identifier, an address, a number, a date, a test's expectation or fixture, a
+#: repository's revision.
+_DATA_CALLEE = r"""(?ix)
+    hash|digest|sha\d|md5|crc|uuid|guid|objectid|oid|hex|bytes|buffer|decode|encode
+    |parse|assert|expect|equal|compare|match|mock|fake|stub|test|public|pubkey|address
+    |contract|color|colour|regex|pattern|date|time|version|commit|revision|checkout
+    |path|url|uri|error|exception|bignum|bignumber|decimal|number|symbol|cache|translat
+    |fixture|^(?:bn|int|long|str|string|text|id|get|set|add|push|append|log|print|format
+    |git|repo)$
+    """
+#: An Ethereum address: public, and as random-looking as a key.
+_ADDRESS = r"0x[0-9a-fA-F]{40}"
+#: The next argument a variable named for a secret: the literal before it is its id
+#: (the rule's pattern takes the last literal of the arguments, the secret of an id
+#: and a secret written side by side).
+_ID_BEFORE_ITS_VARIABLE = (
+    r"(?i)\s*,\s*[A-Za-z_$][\w.$]*(?:token|secret|key|pass(?:word|wd)?|pwd|credentials?)s?\s*[,)]"
+)
+#: Hex handed to a call shorter than this is an identifier more often than a key (a
+#: Mongo ObjectId's 24, an abbreviated commit, a public app key of 20): keys of
+#: services that write them in hex are 32 characters or more.
+_SHORTEST_HEX_ARGUMENT = 32
+
+
+def client_argument(
+    line: str, callee: tuple[int, int], secret: tuple[int, int], *, message: bool = False
+) -> bool:
+    """Whether the literal at ``secret`` is a credential handed to the call ``callee``
+    (its name as written: ``new Acme``, ``acme.Client``, ``Client::new``; with
+    ``message``, an Objective-C receiver and selector, ``Flurry startSession``): the
+    call takes credentials by position and names no data, and the value looks
+    generated (no UUID: positional UUIDs are identifiers) and is no digest."""
+    written = line[slice(*callee)]
+    value = line[slice(*secret)]
+    constructed = written.startswith("new ")
+    if constructed:
+        written = written[4:].lstrip()
+    parts = [part for part in re.split(r"\.|::|->|\s+", written) if part]
+    if not parts or any(_re(_DATA_CALLEE).search(part) for part in parts):
+        return False
+    last = parts[-1]
+    if message:
+        told = _re(_SELECTOR).match(last) is not None
+    else:
+        told = (
+            (last.lower() in _FACTORY and len(parts) > 1)
+            or last.lower().startswith("newstatic")
+            or _re(rf"(?:^|[a-z0-9]){_CLIENT_CLASS}$").search(last) is not None
+            or (constructed and last[:1].isupper())
+        )
+    if not told or _re(_ADDRESS).fullmatch(value):
+        return False
+    if _re(_ID_BEFORE_ITS_VARIABLE).match(line, secret[1] + 1):
+        # An id before the variable that holds its secret: Client("AC...", auth_token).
+        return False
+    if alphabet_of(value) == "hex" and len(value) < _SHORTEST_HEX_ARGUMENT:
+        return False
+    return looks_generated(value) and not in_hash_context(line, secret[0])

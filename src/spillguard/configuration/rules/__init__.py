@@ -45,9 +45,9 @@ BUILTIN_RULE: dict[str, schema.Key] = {
     "allow": schema.Key(list, "a list of regular expressions", (), item=str),
     "value_filter": schema.Key(
         str,
-        '"password", "reference", "generated" or "shape"',
+        '"password", "reference", "generated", "argument" or "shape"',
         None,
-        ("password", "reference", "generated", "shape"),
+        ("password", "reference", "generated", "argument", "shape"),
     ),
     "lookahead": schema.Key(bool, "true or false", False),
     "requires": schema.Key(list, "a list of strings", (), item=str),
