@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from spillguard.core import methods
-
-# Before any class of the package is defined: their dataclass methods come compiled.
-methods.install()
-
 
 def __getattr__(name: str) -> str:
     # importlib.metadata costs tens of milliseconds; hooks run on every commit,

@@ -8,24 +8,23 @@ import dataclasses
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from spillguard.commands.options import (
-    CommonOptions,
-    ConfigCheckOptions,
-    HookOptions,
-    InstallOptions,
-    ReviewOptions,
-    RulesOptions,
-    ScanOptions,
-    SyncOptions,
-    UninstallOptions,
-)
-from spillguard.core.errors import ExitCode, SpillguardError, missing_object
-from spillguard.report import FORMATS
+from spillguard.core import methods
+
+# Before any class of the package is defined (the options below and all they bring):
+# their dataclass methods come compiled. Here, not in the package's __init__: a push
+# that only deletes refs is answered (``__main__``) before anything defines a class.
+methods.install()
+
+from spillguard.commands.options import CommonOptions, HookOptions, ScanOptions  # noqa: E402
+from spillguard.core.errors import ExitCode, SpillguardError, missing_object  # noqa: E402
+from spillguard.report import FORMATS  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
+
+    from spillguard.commands.setup_options import SyncOptions
 
 
 def _add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -451,21 +450,21 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-_Options = TypeVar("_Options", "CommonOptions", "SyncOptions")
-
-
 def _common(args: argparse.Namespace) -> CommonOptions:
-    return _from_args(CommonOptions, args)
+    return CommonOptions(**{name: getattr(args, name) for name in CommonOptions._fields})
 
 
-def _from_args(cls: type[_Options], args: argparse.Namespace) -> _Options:
-    """The options dataclass ``cls``, each field from the parsed argument of its name."""
-    names = (field.name for field in dataclasses.fields(cls))
-    return cls(**{name: getattr(args, name) for name in names})
+def _sync(args: argparse.Namespace) -> SyncOptions:
+    """The sync options, each field from the parsed argument of its name."""
+    from spillguard.commands.setup_options import SyncOptions
+
+    names = (field.name for field in dataclasses.fields(SyncOptions))
+    return SyncOptions(**{name: getattr(args, name) for name in names})
 
 
 def _review(args: argparse.Namespace) -> int:
     from spillguard.commands.review import run_review_command
+    from spillguard.commands.setup_options import ReviewOptions
 
     return run_review_command(
         ReviewOptions(
@@ -487,6 +486,7 @@ def _review(args: argparse.Namespace) -> int:
 
 def _config(args: argparse.Namespace) -> int:
     from spillguard.commands.config import run_config_check
+    from spillguard.commands.setup_options import ConfigCheckOptions
 
     return run_config_check(
         ConfigCheckOptions(
@@ -503,12 +503,14 @@ def _config(args: argparse.Namespace) -> int:
 
 def _install(args: argparse.Namespace) -> int:
     from spillguard.commands.install import run_install_command
+    from spillguard.commands.setup_options import InstallOptions
 
     return run_install_command(InstallOptions(hook=args.hook, repo=args.repo, force=args.force))
 
 
 def _uninstall(args: argparse.Namespace) -> int:
     from spillguard.commands.install import run_uninstall_command
+    from spillguard.commands.setup_options import UninstallOptions
 
     return run_uninstall_command(UninstallOptions(hook=args.hook, repo=args.repo))
 
@@ -561,8 +563,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "sync":
         from spillguard.commands.sync import run_sync_command
 
-        return run_sync_command(_from_args(SyncOptions, args))
+        return run_sync_command(_sync(args))
     from spillguard.commands.rules import run_rules_command
+    from spillguard.commands.setup_options import RulesOptions
 
     common = CommonOptions(
         format=args.format,
@@ -643,7 +646,7 @@ def _bare_hook(given: Sequence[str]) -> argparse.Namespace | None:
     Anything else is argparse's to parse."""
     if len(given) != 2 or given[0] != "hook" or given[1] not in _BARE_HOOKS:
         return None
-    defaults = {field.name: field.default for field in dataclasses.fields(CommonOptions)}
+    defaults = CommonOptions._field_defaults
     return argparse.Namespace(version=None, command="hook", hook=given[1], **defaults)
 
 
@@ -653,6 +656,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     # judged commit, tree, blob or configuration file is named.
     os.environ["GIT_NO_REPLACE_OBJECTS"] = "1"
     given = sys.argv[1:] if argv is None else argv
+    if argv is None:  # as git's hook script runs it (``python -m spillguard`` answers sooner)
+        from spillguard.hooks.deletions import answer_bare_hook
+
+        answered = answer_bare_hook(given)
+        if answered is not None:
+            return answered
     # The command, when it comes first (nothing but --version and --help may precede it).
     command = given[0] if given and given[0] in _COMMANDS else None
     args = _bare_hook(given) or build_parser(command).parse_args(given)

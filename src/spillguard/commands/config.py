@@ -27,7 +27,7 @@ from spillguard.core.output import open_output
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.commands.options import ConfigCheckOptions
+    from spillguard.commands.setup_options import ConfigCheckOptions
     from spillguard.configuration.config import Config
     from spillguard.core.models import Rule
 

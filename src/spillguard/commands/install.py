@@ -24,7 +24,7 @@ from spillguard.hooks.scripts import HOOK_KINDS, MARKER, hook_script
 if TYPE_CHECKING:
     import pygit2
 
-    from spillguard.commands.options import InstallOptions, UninstallOptions
+    from spillguard.commands.setup_options import InstallOptions, UninstallOptions
 
 
 def _config_value(repo: pygit2.Repository, name: str) -> str | None:

@@ -23,7 +23,7 @@ from spillguard.report.sanitize import clean_name
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.commands.options import ReviewOptions
+    from spillguard.commands.setup_options import ReviewOptions
     from spillguard.configuration.config import Config
 
 

@@ -14,7 +14,8 @@ from spillguard.core.output import open_output
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from spillguard.commands.options import CommonOptions, RulesOptions
+    from spillguard.commands.options import CommonOptions
+    from spillguard.commands.setup_options import RulesOptions
     from spillguard.core.models import Rule, RuleSet
 
 

@@ -14,7 +14,7 @@ from spillguard.sync.fetch import fetch
 from spillguard.sync.settings import merged_settings, target
 
 if TYPE_CHECKING:
-    from spillguard.commands.options import SyncOptions
+    from spillguard.commands.setup_options import SyncOptions
 
 
 def _summary(data: dict[str, Any], origin: str) -> list[str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from spillguard.core.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
-    from spillguard.commands.options import SyncOptions
+    from spillguard.commands.setup_options import SyncOptions
     from spillguard.core.models import Finding
     from spillguard.sync.compare import Comparison
 

@@ -9,9 +9,8 @@ per-repository configuration file.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Literal
-
-import regex
+import re
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
@@ -20,6 +19,8 @@ from spillguard.core.models import Rule, RuleSet
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
+
+    import regex
 
 #: global: the user's or administrator's file; server: the synced cache;
 #: repository: .spillguard.toml. (Command-line flags are applied by ``resolution.resolve``.)
@@ -31,8 +32,7 @@ REPOSITORY_FILE = ".spillguard.toml"
 SERVER_REPOSITORY_FILE = "soteri-security.yml"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Layer:
+class Layer(NamedTuple):
     """One validated configuration file (or synced cache) and the role it plays."""
 
     role: LayerRole
@@ -171,7 +171,7 @@ def _reject_credentials(sync: Any, source: str) -> None:
         )
 
 
-_RULE_NAME = regex.compile(r"[A-Z][A-Z0-9_]*")
+_RULE_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 def _custom_rule(name: str, value: Any, source: str) -> Rule:

@@ -11,7 +11,6 @@ The rules of precedence, as on the server app:
 from __future__ import annotations
 
 import dataclasses
-import operator
 from typing import TYPE_CHECKING, Any
 
 from spillguard.configuration import schema
@@ -60,22 +59,16 @@ def default_settings() -> dict[str, Any]:
 
 
 def _switched(rule: Rule, *, enabled: bool, source: str) -> Rule:
-    """``dataclasses.replace(rule, enabled=..., source=...)`` at 60% of its cost (10 us
-    instead of 17 per rule here): after a sync the server's list turns off most built-in
-    rules, on every commit. The slots' own descriptors fill the copy (a frozen class
-    refuses ``setattr``)."""
+    """``dataclasses.replace(rule, enabled=..., source=...)`` at a fraction of its cost:
+    after a sync the server's list turns off most built-in rules, on every commit. The
+    copy's fields are the rule's, as one dictionary (a frozen class refuses
+    ``setattr``)."""
     switched = object.__new__(Rule)
-    for slot, value in zip(_RULE_SLOTS, _rule_values(rule), strict=True):
-        slot.__set__(switched, value)
-    _ENABLED.__set__(switched, enabled)
-    _SOURCE.__set__(switched, source)
+    values = vars(switched)
+    values.update(vars(rule))
+    values["enabled"] = enabled
+    values["source"] = source
     return switched
-
-
-_RULE_NAMES = tuple(field.name for field in dataclasses.fields(Rule))
-_RULE_SLOTS = tuple(Rule.__dict__[name] for name in _RULE_NAMES)
-_ENABLED, _SOURCE = Rule.__dict__["enabled"], Rule.__dict__["source"]
-_rule_values = operator.attrgetter(*_RULE_NAMES)
 
 
 class Resolution:

@@ -8,8 +8,7 @@ it applies to. A finding whose matched text hashes to an entry is not reported.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+from typing import Any, NamedTuple
 
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
@@ -38,8 +37,7 @@ _HEADER = """\
 """
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Record:
+class Record(NamedTuple):
     """One entry of the file, with its audit fields."""
 
     digest: str
@@ -49,8 +47,7 @@ class Record:
     date: str = ""
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class ReviewedFile:
+class ReviewedFile(NamedTuple):
     """A reviewed file as read: its salt and its records."""
 
     salt: str
@@ -142,7 +139,7 @@ def with_record(reviewed: ReviewedFile, record: Record) -> ReviewedFile:
     string, every one when it has no rule (it hides the string for every rule), else
     the one for its rule and the one for every rule (a rule narrows it)."""
     kept = [old for old in reviewed.records if not _covered(old, record)]
-    return dataclasses.replace(reviewed, records=(*kept, record))
+    return reviewed._replace(records=(*kept, record))
 
 
 def _covered(old: Record, new: Record) -> bool:
@@ -154,7 +151,7 @@ def _covered(old: Record, new: Record) -> bool:
 def without(reviewed: ReviewedFile, digest: str, rule: str | None) -> tuple[ReviewedFile, int]:
     """The file without the entries for ``digest`` (only ``rule``'s, when given); and how many."""
     kept = tuple(old for old in reviewed.records if not _matches(old, digest, rule))
-    return dataclasses.replace(reviewed, records=kept), len(reviewed.records) - len(kept)
+    return reviewed._replace(records=kept), len(reviewed.records) - len(kept)
 
 
 def _matches(record: Record, digest: str, rule: str | None) -> bool:

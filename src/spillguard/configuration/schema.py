@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from spillguard.core.errors import ConfigError
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Key:
-    """One configuration key: its type, how to name it in an error, its default."""
+class Key(NamedTuple):
+    """One configuration key: its type, how to name it in an error, its default (a
+    row of the tables below, as ``Key(str, "a string", "")`` reads)."""
 
     kind: type | tuple[type, ...]
     expected: str

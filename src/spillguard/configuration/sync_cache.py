@@ -52,9 +52,8 @@ a commit.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from spillguard.configuration.config import Layer, layer_from_table
 from spillguard.core.errors import ConfigError
@@ -71,8 +70,7 @@ SERVER_SOURCE = "server"
 DEFAULT_MAX_AGE_HOURS = 24.0
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class SyncedConfig:
+class SyncedConfig(NamedTuple):
     """What a scan takes from the cache: a configuration layer and reviewed entries."""
 
     layers: tuple[Layer, ...] = ()

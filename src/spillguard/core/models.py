@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import regex
 
 RuleKind = Literal["builtin", "custom"]
@@ -15,9 +17,13 @@ RuleKind = Literal["builtin", "custom"]
 MAX_LINE_LENGTH = 1000
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Rule:
-    """One compiled rule. ``pattern`` is compiled once, at load."""
+    """One compiled rule. ``pattern`` is compiled once, at load.
+
+    Not slotted, unlike the other values: every process that judges text makes the
+    thousand built-in rules, and a rule's fields are filled (``rule_from_fields``) or
+    copied (``configuration.resolution``) as one dictionary, not field by field."""
 
     name: str
     kind: RuleKind
@@ -63,6 +69,29 @@ class Rule:
     #: How many lines before the match ``previous_line`` reads, joined by newlines (a
     #: Terraform variable's name stands a few lines above its ``default``).
     previous_lines: int = 1
+
+
+_RULE_DEFAULTS = {
+    field.name: field.default
+    for field in dataclasses.fields(Rule)
+    if field.default is not dataclasses.MISSING
+}
+_RULE_NAMES = frozenset(field.name for field in dataclasses.fields(Rule))
+_RULE_REQUIRED = _RULE_NAMES - _RULE_DEFAULTS.keys()
+
+
+def rule_from_fields(fields: Mapping[str, Any]) -> Rule:
+    """``Rule(**fields)`` at a fifth of its cost (the dataclass __init__ sets each of 21
+    fields through ``object.__setattr__``, ~8 ms for the built-in rules of a commit
+    hook): ``fields`` are a Rule's fields (the built-in rules' cache), the rest take
+    their defaults."""
+    if not _RULE_REQUIRED <= fields.keys() <= _RULE_NAMES:
+        raise TypeError(f"not a Rule's fields: {sorted(fields)}")
+    rule = object.__new__(Rule)
+    values = vars(rule)
+    values.update(_RULE_DEFAULTS)
+    values.update(fields)
+    return rule
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -11,13 +11,18 @@ The other generic rules (``value_filter = "reference"``) apply both filters alwa
 
 from __future__ import annotations
 
-import regex
+import re
+from typing import TYPE_CHECKING
 
 from spillguard.core.models import PasswordFilters
 
+if TYPE_CHECKING:
+    import regex
+
 
 class _Lazy:
-    """A pattern compiled on first search: most runs of a hook never need it."""
+    """A pattern compiled (by regex, loaded then) on first search: most runs of a hook
+    never need it. Flags are re's, whose values regex reads alike."""
 
     __slots__ = ("_args", "_pattern")
 
@@ -27,6 +32,8 @@ class _Lazy:
 
     def search(self, text: str) -> regex.Match[str] | None:
         if self._pattern is None:
+            import regex
+
             self._pattern = regex.compile(*self._args)
         return self._pattern.search(text)
 
@@ -67,7 +74,7 @@ _ENV_REFERENCE = _Lazy(
     | \bENV\s*\[ | \bENV\.fetch | \benv::var | \$ENV\{ | \benv\s*\( | \bEnv\.get
     | \bsecrets\.[A-Za-z_] | \bvault: | \bssm: | \bawssm: | \bkeyring\.get)
     """,
-    regex.VERBOSE,
+    re.VERBOSE,
 )
 
 # An unquoted value that is code: a call, a subscript, an attribute chain, or a
@@ -86,7 +93,7 @@ _CODE_REFERENCE = _Lazy(
     | ^0x[0-9A-Fa-f]{1,16}$                 # STENCIL_PASS_DEPTH_PASS: 0x0B96 (not a 64-digit key)
     | ^lambda\b                                               # password=lambda: ...
     """,
-    regex.VERBOSE,
+    re.VERBOSE,
 )
 
 # A value that stands where a real one will go.
@@ -129,7 +136,7 @@ _PLACEHOLDER = _Lazy(
     | (?:^|[-_.\ ])(?:fake|dummy|placeholder|sample|example|unsafe|tests?)(?:[-_.\ ]|$)
                                             # a word of a fixture: fake-secret-for-tests
     """,
-    regex.VERBOSE | regex.IGNORECASE,
+    re.VERBOSE | re.IGNORECASE,
 )
 
 _QUOTES = "\"'`"

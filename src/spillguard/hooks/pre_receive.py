@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import time
 from typing import TYPE_CHECKING
-
-import regex
 
 from spillguard.core.errors import ExitCode, SpillguardError, UsageError
 from spillguard.core.models import RefUpdate, ScanResult, is_zero_id
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
     from spillguard.core.models import Finding
     from spillguard.sources import SourceItem
 
-_OBJECT_ID = regex.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 SHORT_ID = 10
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -14,8 +13,7 @@ if TYPE_CHECKING:
 FORMATS = ("text", "json", "jsonl", "sarif", "csv")
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class ReportOptions:
+class ReportOptions(NamedTuple):
     """How a report is written (masked or not, colour, duplicates, a summary or not),
     and what it may say of the rules and of where the findings come from."""
 

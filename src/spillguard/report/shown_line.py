@@ -8,8 +8,7 @@ length show, and a line too wide to read is cut to a window around the secret.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from spillguard.detection.redact import fixed_mask, unquoted
 
@@ -23,8 +22,7 @@ CONTEXT = 40
 ELLIPSIS = "..."
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class ShownLine:
+class ShownLine(NamedTuple):
     """A finding's line as shown: the text around the secret, and the secret masked."""
 
     before: str

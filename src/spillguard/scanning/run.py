@@ -35,20 +35,23 @@ _path_of = operator.attrgetter("path")
 _text_of = operator.attrgetter("text")
 
 
-@dataclasses.dataclass(slots=True)
 class Tally:
-    """What a scan found so far; parts of one scan (chunks of commits) add up."""
+    """What a scan found so far; parts of one scan (chunks of commits) add up.
 
-    findings: list[Finding] = dataclasses.field(default_factory=list)
-    skipped: list[Skipped] = dataclasses.field(default_factory=list)
-    errors: list[RuleError] = dataclasses.field(default_factory=list)
-    files: set[str] = dataclasses.field(default_factory=set)
-    commits: set[str] = dataclasses.field(default_factory=set)
-    size: int = 0
-    #: Findings hidden by a pragma, a path or a reviewed entry, by what hid them.
-    silenced: dict[str, int] = dataclasses.field(
-        default_factory=lambda: dict.fromkeys(SILENCED_BY, 0)
-    )
+    A plain class: a commit hook makes one, and a dataclass would have it compile
+    methods nothing calls."""
+
+    __slots__ = ("commits", "errors", "files", "findings", "silenced", "size", "skipped")
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.skipped: list[Skipped] = []
+        self.errors: list[RuleError] = []
+        self.files: set[str] = set()
+        self.commits: set[str] = set()
+        self.size = 0
+        #: Findings hidden by a pragma, a path or a reviewed entry, by what hid them.
+        self.silenced: dict[str, int] = dict.fromkeys(SILENCED_BY, 0)
 
     def judge(
         self,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from spillguard.configuration import schema
 from spillguard.configuration.config import parse_toml
 from spillguard.core.errors import ConfigError
-from spillguard.core.models import Rule
+from spillguard.core.models import Rule, rule_from_fields
 from spillguard.detection.checksums import CHECKS
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ def _keep(cached: Path, rules: list[dict[str, Any]]) -> None:
 @functools.cache
 def builtin_rules() -> tuple[Rule, ...]:
     """The built-in rules in file order, made once per process."""
-    return tuple(Rule(**fields) for fields in rule_fields(_builtin_sources()))
+    return tuple(map(rule_from_fields, rule_fields(_builtin_sources())))
 
 
 def _builtin_sources() -> list[Path]:

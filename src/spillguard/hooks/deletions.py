@@ -1,0 +1,63 @@
+"""A push that only deletes refs: nothing to judge, answered before anything else loads.
+
+git runs the pre-receive hook for every push, a branch's deletion too, which brings
+no object and no line; that push is accepted as soon as its input is read, without
+the configuration, the rules or a single git (the rest of spillguard costs a hook
+several times Python's own start-up). Anything else in the input, a malformed line
+included, goes the whole way (``commands.pre_receive``), which reads the same text.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+
+#: As ``typing.TYPE_CHECKING`` (which mypy reads alike): importing ``typing`` would
+#: cost this answer as much as Python's own start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import BinaryIO, TextIO
+
+_HEX = frozenset("0123456789abcdef")
+_ID_LENGTHS = (40, 64)  # SHA-1, SHA-256
+
+
+def read_input(stdin: BinaryIO) -> str:
+    """The hook's input as text: a ref name is bytes to git, and one that is not UTF-8
+    must not crash the hook."""
+    return stdin.read().decode("utf-8", errors="surrogateescape")
+
+
+def only_deletions(text: str) -> bool:
+    """Whether every ``<old> <new> <ref>`` line deletes a ref (``new`` all zeros),
+    and there is one."""
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(
+        len(fields) == 3
+        and len(fields[0]) in _ID_LENGTHS
+        and set(fields[0]) <= _HEX
+        and len(fields[1]) == len(fields[0])
+        and set(fields[1]) == {"0"}
+        for fields in lines
+    )
+
+
+def answer(stdin: BinaryIO, stream: TextIO) -> tuple[int | None, io.StringIO]:
+    """0 and a line for the pusher when the push only deletes refs, else None; and the
+    input, to be read again by the whole hook."""
+    text = read_input(stdin)
+    if not only_deletions(text):
+        return None, io.StringIO(text)
+    stream.write("spillguard: push accepted: it only deletes refs, nothing to judge\n")
+    return 0, io.StringIO(text)
+
+
+def answer_bare_hook(given: Sequence[str]) -> int | None:
+    """``hook pre-receive`` as git's hook script runs it (no option): the exit code when
+    the push only deletes refs, else None, with ``sys.stdin`` holding the input read,
+    for the whole hook."""
+    if list(given) != ["hook", "pre-receive"] or not hasattr(sys.stdin, "buffer"):
+        return None
+    code, sys.stdin = answer(sys.stdin.buffer, sys.stderr)
+    return code

@@ -1,0 +1,92 @@
+"""A push that only deletes refs is accepted as soon as its input is read; any other
+push, deletions among its updates or not, is judged whole."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+
+from spillguard.hooks.deletions import only_deletions
+from testing.server import Server, install_hook
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+OLD = "a" * 40
+ZERO = "0" * 40
+
+
+@pytest.mark.parametrize(
+    ("text", "deletes"),
+    [
+        (f"{OLD} {ZERO} refs/heads/gone\n", True),
+        (f"{OLD} {ZERO} refs/heads/a\n{OLD} {ZERO} refs/tags/b\n", True),
+        (f"{'b' * 64} {'0' * 64} refs/heads/sha256\n", True),
+        (f"{OLD} {'b' * 40} refs/heads/moved\n", False),
+        (f"{OLD} {ZERO} refs/heads/gone\n{ZERO} {'b' * 40} refs/heads/new\n", False),
+        (f"{OLD} {ZERO}\n", False),  # malformed: the whole hook says so
+        (f"{OLD} {'0' * 64} refs/heads/mixed\n", False),
+        (f"{'A' * 40} {ZERO} refs/heads/upper\n", False),
+        ("", False),
+        ("\n\n", False),
+    ],
+)
+def test_only_deletions(text: str, deletes: bool) -> None:
+    assert only_deletions(text) is deletes
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Server:
+    server = Server(tmp_path_factory.mktemp("deletions"))
+    server.work.write("README.md", "hello\n")
+    server.work.commit("base")
+    server.push("HEAD:refs/heads/main")
+    install_hook(server.bare.path)
+    return server
+
+
+def test_a_push_that_only_deletes_is_accepted_at_once(server: Server) -> None:
+    assert server.push("HEAD:refs/heads/doomed", "HEAD:refs/heads/doomed-too")[0] == 0
+    code, output = server.push(":refs/heads/doomed", ":refs/heads/doomed-too")
+    assert code == 0, output
+    assert "push accepted: it only deletes refs, nothing to judge" in output
+    assert "refs/heads/doomed" not in server.refs()
+
+
+def test_a_deletion_beside_a_pushed_secret_is_judged_whole(server: Server) -> None:
+    assert server.push("HEAD:refs/heads/doomed-3")[0] == 0
+    server.work.git("checkout", "-q", "-b", "leaky")
+    server.work.write("k.env", f"AWS_ID={expand('AKIA{rand:A2:16}', 'deletion')}\n")
+    server.work.commit("a key")
+    code, output = server.push(":refs/heads/doomed-3", "HEAD:refs/heads/leaky")
+    assert code != 0
+    assert "AWS_CLIENT_ID" in output
+    assert "refs/heads/doomed-3" in server.refs()  # all or nothing
+
+
+def test_the_answer_loads_neither_rules_nor_git(server: Server, tmp_path: Path) -> None:
+    """What the hook script runs, with Python's own import log: nothing of spillguard's
+    but the answer loads (no command line, configuration, rules, regex or libgit2)."""
+    main = server.refs()["refs/heads/main"]
+    completed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "spillguard", "hook", "pre-receive"],
+        input=f"{main} {ZERO} refs/heads/not-there\n",
+        capture_output=True,
+        text=True,
+        cwd=server.bare.path,
+        env={"PATH": str(tmp_path)},  # no git to run, either
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    loaded = {
+        line.rsplit("|", 1)[1].strip()
+        for line in completed.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    ours = {name for name in loaded if name.startswith("spillguard")}
+    assert ours == {"spillguard", "spillguard.hooks", "spillguard.hooks.deletions"}
+    assert not loaded & {"regex", "pygit2", "dataclasses", "subprocess"}
