@@ -2,7 +2,8 @@
 serves a folder: real clones and fetches over ``http://`` for the audit's clone URLs.
 
 ``hold`` makes every request wait until it is set, to keep a fetch (and so an audit)
-running for as long as a test needs it.
+running for as long as a test needs it; ``delay`` makes each answer wait that many
+seconds (a server that answers, slowly).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import contextlib
 import functools
 import subprocess
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING
 
@@ -25,8 +27,11 @@ def publish(bare: Path) -> None:
 
 
 class _Handler(SimpleHTTPRequestHandler):
-    def __init__(self, *args: object, hold: threading.Event | None, **kwargs: object) -> None:
+    def __init__(
+        self, *args: object, hold: threading.Event | None, delay: float, **kwargs: object
+    ) -> None:
         self.hold = hold
+        self.delay = delay
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def log_message(self, *_: object) -> None:
@@ -36,16 +41,18 @@ class _Handler(SimpleHTTPRequestHandler):
         self.server.requested.set()  # type: ignore[attr-defined]
         if self.hold is not None:
             self.hold.wait(60)
-        super().do_GET()
+        time.sleep(self.delay)
+        with contextlib.suppress(ConnectionError):  # the client gave up meanwhile
+            super().do_GET()
 
 
 @contextlib.contextmanager
 def serve_folder(
-    root: Path, *, hold: threading.Event | None = None
+    root: Path, *, hold: threading.Event | None = None, delay: float = 0.0
 ) -> Iterator[tuple[str, threading.Event]]:
     """Serve ``root`` until the block ends: its base URL, and an event set at the first
     request."""
-    handler = functools.partial(_Handler, directory=str(root), hold=hold)
+    handler = functools.partial(_Handler, directory=str(root), hold=hold, delay=delay)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.requested = threading.Event()  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)

@@ -453,3 +453,59 @@ def test_a_repository_over_its_time_budget_fails_and_is_judged_again(
     code, tree, _ = run_audit(capsys, str(app), "--state", state)
     assert code == 1
     assert by_branch(tree)["team/app:main"]["reason"] == "new"
+
+
+def _running_with(text: str) -> list[str]:
+    """The live processes (not zombies) whose command line holds ``text``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue  # not a process, or ended meanwhile
+        if text in cmdline and state != "Z":
+            found.append(cmdline)
+    return found
+
+
+def test_a_server_that_answers_slowly_or_never_costs_one_repository_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fetch is bounded by the repository's budget as a whole, not per read: the
+    repository is failed with why, the others audited, nothing recorded for it, and no
+    git (nor the ``git remote-http`` it started) left waiting on the server."""
+    served = tmp_path / "served"
+    publish(repository(served / "team" / "slow.git", "slow", secret=True))
+    publish(repository(served / "team" / "never.git", "never", secret=True))
+    local = repository(tmp_path / "local" / "app.git", "local", secret=True)
+    state = str(tmp_path / "s.sqlite")
+    # The rules compiled once (a cold cache costs seconds), outside the budget below.
+    assert main(["audit", str(local), "--state", str(tmp_path / "warm.sqlite"), "-q"]) == 1
+    capsys.readouterr()
+    hold = threading.Event()
+    slowly = serve_folder(served, delay=0.5)  # a dumb fetch asks for a dozen files
+    with slowly as (slow, _), serve_folder(served, hold=hold) as (never, _):
+        urls = _urls(tmp_path, f"{slow}/team/slow.git", f"{never}/team/never.git")
+        code, tree, err = run_audit(
+            capsys, urls, str(local), "--state", state, "--repository-budget", "2"
+        )
+        left = _running_with(slow) + _running_with(never)
+        hold.set()
+        assert left == []
+        assert code == 1  # the local repository's blocking secret
+        assert by_branch(tree)["local/app:main"]["state"] == "vulnerable"
+        for name, base in (("slow", slow), ("never", never)):
+            assert by_repository(tree)[f"team/{name}"][0]["state"] == "failed"
+            assert (
+                f"spillguard: audit: team/{name}: cannot fetch {base}/team/{name}.git: not done "
+                "within its time budget of 2 s (--repository-budget)\n"
+            ) in err
+            assert list(Path(f"{state}.clones").rglob(f"*{name}*")) == []  # no half mirror
+        assert len(err.splitlines()) == 2
+        # Nothing judged was kept for it: once the server answers, it is judged anew.
+        code, tree, _ = run_audit(
+            capsys, _urls(tmp_path, f"{never}/team/never.git"), "--state", state
+        )
+    assert code == 1
+    assert by_branch(tree)["team/never:main"]["reason"] == "new"

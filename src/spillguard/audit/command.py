@@ -187,7 +187,8 @@ def _audit(options: AuditOptions, started: float) -> dict[str, Any]:
         if note is not None:
             print(f"spillguard: audit: {note}", file=sys.stderr)
         clone_dir = Path(options.clone_dir or f"{options.state}.clones")
-        repositories, refused = discover(options.paths, clone_dir)
+        budget = options.repository_budget or None
+        repositories, refused = discover(options.paths, clone_dir, budget)
         for outcome in refused:
             _say_failure(outcome)
             if options.judge:

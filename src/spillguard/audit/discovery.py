@@ -150,8 +150,11 @@ def _collided(item: _Found, by_name: dict[str, list[_Found]]) -> _Found:
     return dataclasses.replace(item, refused=reason)
 
 
-def discover(paths: tuple[str, ...], clone_dir: Path) -> tuple[list[Repository], list[Outcome]]:
-    """The repositories to audit, and those that cannot be (with why)."""
+def discover(
+    paths: tuple[str, ...], clone_dir: Path, budget: float | None = None
+) -> tuple[list[Repository], list[Outcome]]:
+    """The repositories to audit, and those that cannot be (with why); each mirror is
+    fetched within ``budget`` seconds."""
     from spillguard.audit.mirror import MirrorError, mirror
 
     found: list[_Found] = []
@@ -169,7 +172,7 @@ def discover(paths: tuple[str, ...], clone_dir: Path) -> tuple[list[Repository],
         refused = item.refused
         if refused is None and item.url is not None:
             try:
-                mirror(item.url, Path(item.repository.path), clone_dir)
+                mirror(item.url, Path(item.repository.path), clone_dir, budget)
             except MirrorError as error:
                 refused = str(error)
         if refused is None:

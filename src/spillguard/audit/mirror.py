@@ -12,15 +12,17 @@ written, so credentials are used and never written into the mirror.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.audit.locations import LocationError, inside, parse_clone_url, scrubbed
 from spillguard.core import gitcommand
-from spillguard.core.errors import SpillguardError
+from spillguard.core.errors import GitTimeoutError, SpillguardError
 
 if TYPE_CHECKING:
     from spillguard.audit.locations import CloneUrl
@@ -123,15 +125,28 @@ def _clone(url: CloneUrl, folder: Path) -> None:
         shutil.rmtree(temporary, ignore_errors=True)
 
 
-def mirror(url: CloneUrl, folder: Path, clone_dir: Path) -> None:
-    """Make or bring up to date the mirror of ``url`` at ``folder``; MirrorError if not."""
+def mirror(url: CloneUrl, folder: Path, clone_dir: Path, budget: float | None = None) -> None:
+    """Make or bring up to date the mirror of ``url`` at ``folder``, within ``budget``
+    seconds (the repository's: a server that answers slowly, or never, holds no audit
+    for longer); MirrorError if not."""
     if not inside(folder.parent, clone_dir):
         raise MirrorError(f"{folder.parent} leads out of the clone folder; not fetched")
-    if not folder.is_symlink() and not folder.exists():
-        try:
-            _clone(url, folder)
-        except OSError as error:
-            raise MirrorError(f"cannot mirror {url.shown}: {error.strerror}") from None
-        return
-    _check_mirror(url, folder, clone_dir)
-    _fetch(url, folder)
+    bounded = (
+        contextlib.nullcontext()
+        if budget is None
+        else gitcommand.deadline(time.monotonic() + budget)
+    )
+    try:
+        with bounded:
+            if folder.is_symlink() or folder.exists():
+                _check_mirror(url, folder, clone_dir)
+                _fetch(url, folder)
+            else:
+                _clone(url, folder)
+    except GitTimeoutError:
+        raise MirrorError(
+            f"cannot fetch {url.shown}: not done within its time budget of {budget:g} s "
+            "(--repository-budget)"
+        ) from None
+    except OSError as error:
+        raise MirrorError(f"cannot mirror {url.shown}: {error.strerror}") from None

@@ -34,8 +34,11 @@ remote is named by its URL, never by a remote's name, so no ``remote.NAME.upload
 runs. Credential helpers and ssh settings stay the user's: those ``git push`` itself
 has just run, or, for a mirror, those of the configuration ``git clone`` wrote.
 
-Under ``deadline`` (a push's time budget), ``run`` and ``start`` bound every git by
-it: one still running then is killed, and none starts after it (``GitTimeoutError``).
+Under ``deadline`` (a push's or a repository's time budget), ``run`` and ``start``
+bound every git by it: one still running then is killed with every process it started
+(each git is the leader of its own process group: a fetch's ``git remote-http``, left
+behind, would wait on a server that never answers), and none starts after it
+(``GitTimeoutError``).
 
 Not pinned, because no git spillguard runs reaches them: ``diff.external`` and
 ``diff.<driver>.command``/``textconv`` (every diff is asked with ``--no-ext-diff
@@ -52,6 +55,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -109,17 +113,27 @@ def run(
     default); under a deadline it is killed there (``GitTimeoutError``). Without git,
     FileNotFoundError, as ``subprocess.run`` raises it."""
     timeout = _left()
-    try:
-        return subprocess.run(
-            argv,
-            input=stdin,
-            capture_output=True,
-            check=False,
-            env=environment() if env is None else env,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:  # subprocess.run killed and reaped it
-        raise GitTimeoutError from None
+    env = environment() if env is None else env
+    if timeout is None:
+        return subprocess.run(argv, input=stdin, capture_output=True, check=False, env=env)
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    ) as git:
+        try:
+            stdout, stderr = git.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(git)
+            git.communicate()
+            raise GitTimeoutError from None
+        except BaseException:  # interrupted: nothing it started outlives it
+            _kill(git)
+            raise
+    return subprocess.CompletedProcess(git.args, git.returncode, stdout, stderr)
 
 
 def start(
@@ -133,11 +147,26 @@ def start(
     """``argv`` started, for its caller to talk to and reap; under a deadline it is
     killed there (its output then ends early, and it exits with a signal)."""
     _left()
-    git = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr, env=env)
     watch = _watch
+    git = subprocess.Popen(
+        argv,
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        env=env,
+        start_new_session=watch is not None,
+    )
     if watch is not None:
         watch.add(git)
     return git
+
+
+def _kill(git: subprocess.Popen[bytes]) -> None:
+    """``git`` and every process of its group (it leads one under a deadline). Once
+    reaped, its number may be another's: left alone (git waits for what it started)."""
+    if git.returncode is None:
+        with contextlib.suppress(OSError):  # ended meanwhile
+            os.killpg(git.pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager
@@ -171,7 +200,7 @@ class _Watch:
             self._gits = [each for each in self._gits if each.returncode is None]
             self._gits.append(git)
             if self._passed:  # the deadline passed as it started
-                git.kill()
+                _kill(git)
 
     def cancel(self) -> None:
         self._timer.cancel()
@@ -180,8 +209,7 @@ class _Watch:
         with self._lock:
             self._passed = True
             for git in self._gits:
-                with contextlib.suppress(OSError):  # reaped meanwhile
-                    git.kill()
+                _kill(git)
 
 
 _watch: _Watch | None = None
