@@ -77,7 +77,12 @@ def _on_dask(estate: Path, state: Path) -> tuple[int, dict[str, Any]]:
     command = [sys.executable, "-m", "testing.dask_audit", str(estate), "--state", str(state),
                "--format", "json", "--branches", "*", "--quiet"]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, check=False)
-    assert "beta/broken: unreadable" in done.stderr
+    # The one repository that cannot be audited, and no other: a repository failed at
+    # random on Dask (threads sharing one Vectorscan scratch) showed only as fewer
+    # commits judged in the tree.
+    failed = [line for line in done.stderr.splitlines() if line.startswith("spillguard: audit:")]
+    assert len(failed) == 1, done.stderr
+    assert "beta/broken: unreadable" in failed[0]
     return done.returncode, _comparable(json.loads(done.stdout))
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import string
+import threading
 from typing import TYPE_CHECKING
 
 import pytest
@@ -173,6 +174,38 @@ def _works(made: NativeMatcher) -> None:
     assignment = f"pass{'word'} = {expand('{rand:Aa0:14}', 'small')}"
     assert made.possible(assignment, [0, 1, 2], patterns) == [1, 2]
     assert made.possible("ghp_" + "a" * 36, [0, 1, 2], patterns) == [0, 2]
+
+
+def test_one_matcher_answers_every_thread_that_scans_with_it_at_once(tmp_path: Path) -> None:
+    """A process's matcher is shared by its threads: a Dask worker audits several
+    repositories at once. Vectorscan allows one scan at a time in a scratch space; with
+    one for all, a scan that met another raised ScratchInUseError, and the audit showed
+    its repository as unreadable, at random (tests/test_audit.py's estate on Dask, 386
+    commits judged instead of 393)."""
+    made = _fresh(tmp_path)
+    rules = [Rule(name=f"R{index}", kind="builtin", regexp=regexp) for index, (regexp, _) in
+             enumerate(SMALL)]  # fmt: skip
+    patterns = made.patterns_of(rules)
+    line = f"password = {expand('{rand:Aa0:14}', 'threads')} ghp_{'a' * 36} " * 2_000
+    threads = 8
+    start = threading.Barrier(threads)
+    answers: list[list[int]] = []
+    failures: list[str] = []
+
+    def scan() -> None:
+        start.wait()
+        try:
+            answers.extend(made.possible(line, [0, 1, 2], patterns) for _ in range(50))
+        except Exception as error:  # noqa: BLE001 - what a worker thread would meet
+            failures.append(type(error).__name__)
+
+    workers = [threading.Thread(target=scan) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert failures == []
+    assert answers == [[0, 1, 2]] * (threads * 50)
 
 
 def test_the_database_is_kept_and_loaded_from_the_users_cache(tmp_path: Path) -> None:

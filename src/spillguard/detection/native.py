@@ -22,6 +22,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,9 +41,14 @@ NO_PATTERN = -1
 
 
 class NativeMatcher:
-    """Which rules' loosened patterns match in an ASCII line, by one Vectorscan scan."""
+    """Which rules' loosened patterns match in an ASCII line, by one Vectorscan scan.
 
-    __slots__ = ("_database", "_patterns", "_scratch")
+    Vectorscan allows one scan at a time in a scratch space, and a process's matcher is
+    shared by its threads (a Dask worker audits several repositories at once): each
+    thread scans in its own clone of the scratch. One scratch for all made a scan that
+    met another fail (``ScratchInUseError``), and its repository "unreadable"."""
+
+    __slots__ = ("_database", "_patterns", "_scratch", "_threads")
 
     def __init__(
         self, database: Any, rules: tuple[tuple[str, int], ...], patterns: tuple[int, ...]
@@ -52,7 +58,8 @@ class NativeMatcher:
         import hyperscan
 
         self._database = database
-        self._scratch = hyperscan.Scratch(database)
+        self._scratch = hyperscan.Scratch(database)  # cloned, never scanned in
+        self._threads = threading.local()
         self._patterns = dict(zip(rules, patterns, strict=True))
 
     def patterns_of(self, rules: Iterable[Rule]) -> tuple[int, ...]:
@@ -70,8 +77,11 @@ class NativeMatcher:
         match somewhere in ``line`` (ASCII): those whose loosened patterns match in
         it, and those without one."""
         found: set[int] = set()
+        scratch = getattr(self._threads, "scratch", None)
+        if scratch is None:
+            scratch = self._threads.scratch = self._scratch.clone()
         self._database.scan(
-            line.encode("ascii"), match_event_handler=_add, context=found, scratch=self._scratch
+            line.encode("ascii"), match_event_handler=_add, context=found, scratch=scratch
         )
         return [
             index for index in rules if patterns[index] == NO_PATTERN or patterns[index] in found
