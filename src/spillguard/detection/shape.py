@@ -112,6 +112,11 @@ _ALPHABETS = (
 )
 _ALPHABET_SIZE = {"hex": 16, "base62": 62, "base64url": 64, "base64": 64}
 _UUID = r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+#: A random UUID (RFC 9562 version 4: the version digit 4, the variant 8 to b): made
+#: to be unguessable, as services make tokens of them (Heroku, Keycloak, Postmark,
+#: Consul, Snyk, npm). The other versions are a time and a node (1, 6, 7) or a name's
+#: digest (3, 5): identifiers whoever knows the time or the name can compute.
+_RANDOM_UUID = r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 #: The share of the entropy random characters of its alphabet and length have that a
 #: generated value reaches (almost every random one does); text typed by a person,
 #: with its repeated letters, falls below.
@@ -227,6 +232,14 @@ _HARMLESS_NAME = r"""(?ix)
       |format|pattern|regex|count|min|max|enabled|mode|kind|index|column|event|store
       |provider|policy|length|level|log|time|code|char|chars)s?$
     """
+#: A name that ends in the kind of secret a random UUID can be: a token or a secret,
+#: or a key a credential word qualifies (a primary, object or row key is a UUID as
+#: often as not, and an identifier).
+_UUID_CREDENTIAL_NAME = r"""(?ix)
+    (?:token|tkn|secret)s?$
+    |(?:api|auth|access|secret|private|license|licence|subscription|account|master
+       |signing|service)[_.-]?keys?$
+    """
 #: Before a name that is the secret word alone (``key = ...``): prose or a log line
 #: (``using key=``, ``with apikey ...``) gives it away; an assignment alone does not.
 _PROSE_BEFORE = r"[A-Za-z]{2,}[,:]?\s+\S*$"
@@ -257,12 +270,22 @@ def near_secret_word(
         # sk-ant-api03-... is a token's own prefix, the word inside it. And a call of
         # a function the word is part of (key_split('...')) is handed data.
         return False
-    # A UUID is a key where its name says API key or API token (Heroku's are UUIDs),
-    # and an identifier elsewhere (a request's, an access token's in a test).
-    uuid_allowed = "api" in name.lower()
+    # A random UUID is a key where its name says API key or API token (Heroku's are
+    # UUIDs) or ends in token, secret or a credential's key (_authToken,
+    # KEYCLOAK_SECRET, LICENSE_KEY); an identifier elsewhere (a request's, a user's,
+    # a database row's primary key), and so is any other UUID (the nil UUID of a
+    # sample config, a name's digest).
+    uuid_allowed = random_uuid(value) and (
+        "api" in name.lower() or _re(_UUID_CREDENTIAL_NAME).search(name) is not None
+    )
     if not looks_generated(value, uuid_allowed=uuid_allowed):
         return False
     return not in_hash_context(line, secret[0])
+
+
+def random_uuid(value: str) -> bool:
+    """Whether ``value`` is a random (version 4) UUID."""
+    return _re(_RANDOM_UUID).fullmatch(value) is not None
 
 
 def _bare_word_told(line: str, name_start: int, name_end: int, value_start: int) -> bool:
