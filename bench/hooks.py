@@ -12,12 +12,15 @@ from history import unavailable
 from table import Row, seconds
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from history import Context
 
 MAX_PRE_COMMIT = 0.090
-MAX_PUSH_EXTRA = 0.150
+MAX_PUSH_EXTRA = 0.100
+#: A push that only deletes a ref: about Python's own start-up.
+MAX_DELETE_EXTRA = 0.030
 IMPORT_OFFENDERS = 6
 # A clean one-file change: a new function appended to a Python file.
 CHANGE = '\n\ndef bench_change(values):\n    """Sum the values."""\n    return sum(values)\n'
@@ -104,12 +107,32 @@ def _push_once(source: Path, target: Path, branch: str, env: dict[str, str]) -> 
     return result
 
 
-def _push_median(
-    source: Path, target: Path, branch: str, runs: int, env: dict[str, str]
+def _delete_once(source: Path, target: Path, branch: str, env: dict[str, str]) -> measure.Run:
+    # The ref made again untimed (it brings no new object: the commits are there).
+    subprocess.run(
+        ["git", "push", "-q", str(target), f"{branch}:refs/heads/bench-delete"],
+        cwd=source,
+        check=False,
+        env=env,
+        capture_output=True,
+    )
+    return measure.run(
+        ["git", "push", "-q", str(target), ":refs/heads/bench-delete"], cwd=source, env=env
+    )
+
+
+def _push_median(  # noqa: PLR0913 - one push, and how it is made
+    source: Path,
+    target: Path,
+    branch: str,
+    runs: int,
+    env: dict[str, str],
+    *,
+    once: Callable[[Path, Path, str, dict[str, str]], measure.Run] = _push_once,
 ) -> tuple[float, str | None]:
     results = []
     for _ in range(runs):
-        results.append(_push_once(source, target, branch, env))
+        results.append(once(source, target, branch, env))
         if results[-1].code != 0:
             return 0.0, f"push failed: {results[-1].first_error_line[:60]}"
     return measure.median_seconds(results), None
@@ -154,4 +177,34 @@ def push_rows(base: Path, pushes: Path, branches: dict[str, int], context: Conte
                 extra <= MAX_PUSH_EXTRA if one else None,
             )
         )
+    if problem is None:
+        rows += _delete_rows(pushes, plain, hooked, next(iter(branches)), context)
+    return rows
+
+
+def _delete_rows(
+    source: Path, plain: Path, hooked: Path, branch: str, context: Context
+) -> list[Row]:
+    """A push that only deletes a branch, without and with the hook: nothing to judge."""
+    runs = max(3, context.repeat * 3)
+    without, failed = _push_median(source, plain, branch, runs, context.env, once=_delete_once)
+    rows = [
+        Row(
+            f"git push deleting a branch, no hook (median of {runs})",
+            "",
+            failed or seconds(without),
+        )
+    ]
+    with_hook, failed = _push_median(source, hooked, branch, runs, context.env, once=_delete_once)
+    extra = with_hook - without
+    rows.append(
+        Row(
+            f"git push deleting a branch, pre-receive hook (median of {runs})",
+            "",
+            failed or seconds(with_hook),
+            "" if failed else f"+{seconds(extra)}",
+            f"<= +{seconds(MAX_DELETE_EXTRA)}",
+            None if failed else extra <= MAX_DELETE_EXTRA,
+        )
+    )
     return rows
