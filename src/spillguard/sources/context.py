@@ -36,12 +36,19 @@ _VALUE = (
 )
 #: A line that could name a value below it: a telling name that ends the line where
 #: its value would start (``password:``, ``token: |``, ``variable "db_password" {``,
-#: ``<key>apiToken</key>``), or that a name entry gives (``- name: API_TOKEN``).
-_NAME = (
-    rb"(?i)(?:pass|pwd|secret|token|key|credential|auth)[\w.-]*[\"']?[ \t]*"
-    rb"(?::[ \t]*(?:[|>][-+]?)?|\{|</key>)[ \t]*\r?\n"
-    rb"|\n[ \t]*(?:-[ \t]+)?[\"']?(?:name|key)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]*"
-    rb"(?i:pass|pwd|secret|token|key|credential|auth)[\w.-]*[\"']?[ \t]*,?[ \t]*\r?\n"
+#: ``<key>apiToken</key>``), or that a name entry gives (``- name: API_TOKEN``), in
+#: any case. Searched in the lowered text, each on its own: a caseless alternation
+#: without a literal first byte is tried at every byte, and took a sixth of a history
+#: scan (psf/requests: 1.6 CPU-s, 0.3 s so).
+_NAMES = (
+    (
+        rb"(?:pass|pwd|secret|token|key|credential|auth)[\w.-]*[\"']?[ \t]*"
+        rb"(?::[ \t]*(?:[|>][-+]?)?|\{|</key>)[ \t]*\r?\n"
+    ),
+    (
+        rb"\n[ \t]*(?:-[ \t]+)?[\"']?(?:name|key)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]*"
+        rb"(?:pass|pwd|secret|token|key|credential|auth)[\w.-]*[\"']?[ \t]*,?[ \t]*\r?\n"
+    ),
 )
 
 
@@ -52,7 +59,10 @@ def may_need_context(added: Mapping[int, bytes]) -> bool:
     text = b"\n" + b"".join(added.values())
     if not text.endswith(b"\n"):
         text += b"\n"
-    return _search(_VALUE, text) or _search(_NAME, text)
+    if _search(_VALUE, text):
+        return True
+    lowered = text.lower()  # ASCII only, as a bytes pattern's (?i) folds
+    return any(_search(name, lowered) for name in _NAMES)
 
 
 @functools.cache

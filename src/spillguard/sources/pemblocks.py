@@ -19,6 +19,7 @@ too). A body line of random base64 lacks all three about once in 600,000 lines o
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import TYPE_CHECKING
 
@@ -64,11 +65,11 @@ def with_touched_blocks(
     if not any(opening in data for opening in _OPENING):
         return added
     text = as_utf8(data)  # lines split where a diff splits them (``lines_by_number``)
+    numbers, removals = sorted(added), sorted(removed_after)
     touched = [
         (first, last)
         for first, last in _blocks(text)
-        if any(first <= number <= last for number in added)
-        or any(first <= number < last for number in removed_after)
+        if _any_within(numbers, first, last) or _any_within(removals, first, last - 1)
     ]
     if not touched:
         return dict(sorted(added.items()))
@@ -78,6 +79,14 @@ def with_touched_blocks(
         for number in range(first, last + 1):
             extended.setdefault(number, lines[number])
     return dict(sorted(extended.items()))
+
+
+def _any_within(numbers: Sequence[int], first: int, last: int) -> bool:
+    """Whether a number of the sorted ``numbers`` is in ``first..last``: by bisection,
+    where trying every (block, line) pair of a file of many blocks (a test suite's
+    keys) and many added lines took psf/requests' history 1.07 million tries."""
+    at = bisect.bisect_left(numbers, first)
+    return at < len(numbers) and numbers[at] <= last
 
 
 #: A marker that opens or closes a block, found in C over the whole file: a key file
