@@ -4,7 +4,8 @@
                         [--quick] [--skip-peers] [--merge-heavy]
 
 The main table is real histories: ``--real`` times git/git and psf/requests (bare
-clones under bench/work/real/, made on first use), ``--repo`` any repository. Each
+clones under bench/work/real/, made on first use; ``$SPILLGUARD_BENCH_WORK`` moves
+bench/work/), ``--repo`` any repository. Each
 gets the ``git log -p --all`` floor, ``spillguard scan --all`` (ratio to the floor,
 MB/s of diff text, peak memory) and gitleaks and betterleaks when installed. The
 generated repository (made once, cached under bench/work/: realistic code with
@@ -30,7 +31,8 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-WORK = BENCH / "work"
+#: Where the clones and the generated repository are kept between runs.
+WORK = Path(os.environ.get("SPILLGUARD_BENCH_WORK") or BENCH / "work")
 sys.path.insert(0, str(ROOT))  # the unshipped testing/ helpers (the generator)
 
 import history  # noqa: E402 - after the path set-up above
@@ -172,7 +174,19 @@ def real_repositories() -> list[Path]:
             print(f"cloning {url} into {path} ...", file=sys.stderr)
             partial = path.with_name(f"{name}.partial-{os.getpid()}")
             shutil.rmtree(partial, ignore_errors=True)
-            subprocess.run(["git", "clone", "-q", "--bare", url, str(partial)], check=True)
+            cloned = subprocess.run(
+                ["git", "clone", "-q", "--bare", url, str(partial)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if cloned.returncode != 0:
+                shutil.rmtree(partial, ignore_errors=True)
+                said = (cloned.stderr.strip().splitlines() or ["git clone failed"])[-1]
+                raise SystemExit(
+                    f"bench: error: cannot clone {url} ({said}); --real needs the network "
+                    "once, or time a clone you have with --repo PATH"
+                )
             partial.rename(path)
         found.append(path)
     return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spillguard.cli import _COMMANDS, _bare_hook, build_parser
+from spillguard.cli import _COMMANDS, _bare_hook, build_parser, main
 
 
 @pytest.mark.parametrize("command", sorted(_COMMANDS))
@@ -48,3 +48,25 @@ def test_a_bare_hook_is_read_as_argparse_reads_it(kind: str) -> None:
 )
 def test_anything_more_is_argparses_to_parse(given: list[str]) -> None:
     assert _bare_hook(given) is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (
+            ["scan", "--format", "xml"],
+            "spillguard scan: error: argument --format: invalid choice: 'xml'",
+        ),
+        (["bogus"], "spillguard: error: argument COMMAND: invalid choice: 'bogus'"),
+    ],
+)
+def test_a_usage_error_is_the_error_first_then_where_help_is(
+    argv: list[str], error: str, capsys
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    first, help_line = capsys.readouterr().err.splitlines()  # not a dozen lines of usage
+    assert first.startswith(error)
+    prog = error.partition(": error")[0]
+    assert help_line == f"{prog}: see '{prog} --help'"

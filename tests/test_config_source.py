@@ -4,6 +4,7 @@ server does: a commit that loosens ``.spillguard.toml`` is judged by the old fil
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +90,29 @@ def test_the_reviewed_file_is_read_from_the_default_branch_too(clone: GitRepo) -
     pushed = run(["git", "push", "-q", "origin", "feature"], clone.path)
     assert pushed.returncode != 0, pushed.stderr
     assert "app.py:1" in pushed.stderr
+
+
+def test_a_reviewed_entry_not_yet_merged_is_pushed_with_the_command_the_note_gives(
+    clone: GitRepo,
+) -> None:
+    """git push passes no option to the hook: the note names what does reach it."""
+    clone.git("checkout", "-q", "-b", "feature")
+    clone.write("app.py", f"key = '{KEY}'\n")
+    assert main(["review", "add", KEY, "--repo", str(clone.path), "--reason", "fixture"]) == 0
+    clone.commit("a reviewed fixture key")
+    pushed = run(["git", "push", "-q", "origin", "feature"], clone.path)
+    assert pushed.returncode != 0, pushed.stderr
+    (now,) = re.findall(r"to push with your copy now: (.*)\)$", pushed.stderr, flags=re.MULTILINE)
+    assert now == "SPILLGUARD_CONFIG_FROM=work-tree git push"
+    again = run(["sh", "-c", f"{now} -q origin feature"], clone.path)
+    assert again.returncode == 0, again.stderr
+    wrong = run(
+        ["sh", "-c", "SPILLGUARD_CONFIG_FROM=worktree git push -q origin feature"], clone.path
+    )
+    assert wrong.stderr.splitlines()[0] == (
+        "spillguard: error: SPILLGUARD_CONFIG_FROM=worktree: expected one of auto, "
+        "default-branch, work-tree"
+    )
 
 
 def test_your_own_file_can_choose_the_work_tree(clone: GitRepo, tmp_path: Path) -> None:

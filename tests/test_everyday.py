@@ -61,11 +61,28 @@ def test_an_empty_output_name_is_refused(repo: GitRepo, capsys) -> None:
 def test_a_repository_without_commits_has_nothing_to_scan(
     repo: GitRepo, tmp_path: Path, capsys
 ) -> None:
-    assert main(["scan", "--repo", str(repo.path)]) == 0
-    out = capsys.readouterr().out
-    assert out.splitlines()[-1] == "nothing to scan: the repository has no commits yet"
+    for every in ([], ["--all"]):  # every ref: the same note as HEAD
+        assert main(["scan", "--repo", str(repo.path), *every]) == 0
+        out = capsys.readouterr().out
+        assert out.splitlines()[-1] == "nothing to scan: the repository has no commits yet"
     report = tmp_path / "report.sarif"
     argv = ["scan", "--repo", str(repo.path), "--format", "sarif", "--output", str(report)]
     assert main(argv) == 0  # CI still gets a report to upload
     assert json.loads(report.read_text())["runs"][0]["results"] == []
     assert "nothing to scan" in capsys.readouterr().err
+
+
+def test_a_shallow_clone_is_scanned_with_a_note_that_history_is_missing(
+    repo: GitRepo, tmp_path: Path, capsys
+) -> None:
+    for number in range(3):
+        repo.write("notes.txt", f"version {number}\n")
+        repo.commit(f"version {number}")
+    shallow = tmp_path / "shallow"
+    clone = ["git", "clone", "-q", "--depth", "1", repo.path.as_uri(), str(shallow)]
+    subprocess.run(clone, check=True, capture_output=True)
+    for where in (shallow, repo.path):
+        assert main(["scan", "--repo", str(where), "--all"]) == 0
+        out = capsys.readouterr().out
+        noted = "note: a shallow clone: the commits before its oldest ones are missing" in out
+        assert noted is (where == shallow), out

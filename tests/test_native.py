@@ -1,13 +1,17 @@
 """The Vectorscan prefilter: the same findings as the engine without it, over the rules'
-own examples, the recall corpora and random text; its database cached, never trusted."""
+own examples, the recall corpora and random text; its database cached, never trusted,
+and loaded or built only where the scan ahead is large enough to pay for it."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
+import shutil
 import string
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,6 +22,7 @@ from spillguard.core.models import Fragment, Rule, RuleSet
 from spillguard.detection import native
 from spillguard.detection.engine import LOOKAHEAD_CHARS, Scanner, compiled
 from spillguard.scanning.run import native_matcher
+from testing.estate import START, Commit, new_bare, write_commits
 from testing.gitrepo import GitRepo
 from testing.recall.families import FAMILIES
 from testing.recall.independent import independent_corpus
@@ -25,8 +30,6 @@ from testing.recall.wild import wild_corpus
 from testing.tokens import expand
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from spillguard.detection.native import NativeMatcher
 
 pytest.importorskip("hyperscan", reason="the vectorscan extra (a wheel per platform)")
@@ -38,7 +41,7 @@ RULES = builtin_rules()
 def matcher() -> NativeMatcher:
     """The built-in catalogue's database, as a history scan makes it (built once in the
     session's cache; later scans of the suite load it)."""
-    made = native_matcher()
+    made = native_matcher(environ={**os.environ, "SPILLGUARD_NATIVE": "1"})
     assert made is not None
     return made
 
@@ -146,7 +149,7 @@ def test_lines_outside_ascii_and_rules_without_a_loosening_take_the_usual_path(
         Rule(name="UNLOOSENED", kind="builtin", regexp=r"\p{Lu}{3}_[0-9a-f]{8}", keywords=("_",)),
         Rule(name="TOKEN", kind="builtin", regexp=r"tok_[0-9a-f]{8}", keywords=("tok_",)),
     )
-    made = native.matcher([(rule.regexp, rule.flags) for rule in rules], tmp_path)
+    made = native.matcher([(rule.regexp, rule.flags) for rule in rules], tmp_path, saving=math.inf)
     assert made is not None
     assert made.patterns_of(rules)[0] == native.NO_PATTERN
     text = "ABC_0123abcd\nvoilà tok_0123abcd\ntok_0123abcd"
@@ -160,7 +163,7 @@ SMALL = [("ghp_[A-Za-z0-9]{36}", 0), (r"(?i)password\s*=\s*\S{8,}", 0), ("x*", 0
 
 def _fresh(cache: Path) -> NativeMatcher:
     """A matcher made as a new process makes it (the per-process memo bypassed)."""
-    made = native._matcher.__wrapped__(tuple(SMALL), cache)
+    made = native.make(tuple(SMALL), cache)
     assert made is not None
     return made
 
@@ -213,10 +216,11 @@ def test_the_database_is_kept_and_loaded_from_the_users_cache(tmp_path: Path) ->
     (kept,) = tmp_path.iterdir()
     assert kept.suffix == ".hsdb"
     before = kept.stat()
+    os.utime(kept, (1_000_000, 1_000_000))
     _works(_fresh(tmp_path))
-    # Loaded, not built and written again.
+    # Loaded, not built and written again; marked as used.
     assert kept.stat().st_ino == before.st_ino
-    assert kept.stat().st_mtime_ns == before.st_mtime_ns
+    assert kept.stat().st_mtime > 1_000_000
 
 
 @pytest.mark.parametrize(
@@ -290,3 +294,59 @@ def test_a_history_scan_reports_the_same_with_and_without_it(
         reports.append(report)
     assert reports[0] == reports[1]
     assert len(reports[0]["findings"]) > 15
+
+
+def test_it_is_loaded_or_built_only_where_the_saving_pays_for_it(tmp_path: Path) -> None:
+    nothing = native.matcher(SMALL, tmp_path / "a", saving=native.LOAD_SECONDS / 2)
+    assert nothing is None
+    assert not (tmp_path / "a").exists()
+    assert native.matcher(SMALL, tmp_path / "a", saving=native.BUILD_SECONDS / 2) is None
+    assert not (tmp_path / "a").exists()  # worth loading, not building
+    built = native.matcher(SMALL, tmp_path / "a", saving=native.BUILD_SECONDS)
+    assert built is not None
+    assert len(list((tmp_path / "a").glob("*.hsdb"))) == 1
+    # Made once per process, then shared whatever the next scan's size.
+    assert native.matcher(SMALL, tmp_path / "a", saving=0) is built
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    loaded = native.matcher(SMALL, tmp_path / "b", saving=native.LOAD_SECONDS)
+    assert loaded is not None
+    _works(loaded)
+
+
+def _history(path: Path, commits: int) -> Path:
+    new_bare(path)
+    write_commits(
+        path,
+        [
+            Commit("main", f"src/m{n % 9}.py", f"VALUE_{n} = {n}\n", START + n)
+            for n in range(commits)
+        ],
+    )
+    return path
+
+
+def test_a_small_scan_on_a_fresh_cache_builds_nothing_and_a_large_one_uses_the_kept_one(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    matcher: NativeMatcher,
+) -> None:
+    """A one-commit scan once took 30 s on a fresh cache, building the database; a
+    history large enough loads the kept database (marked as used: pruning keeps it)."""
+    (session_kept,) = native.cache_dir().glob("*.hsdb")  # the fixture's, built-in rules
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    small = _history(tmp_path / "small.git", 3)
+    large = _history(tmp_path / "large.git", 300)
+    cache = native.cache_dir()
+    for scan in (["--all"], ["--tree", "HEAD"], ["--files", str(small)]):
+        assert main(["scan", "--repo", str(small), *scan, "--jobs", "1", "--quiet"]) == 0
+    assert not cache.exists()
+    cache.mkdir(parents=True)
+    kept = Path(shutil.copy(session_kept, cache))
+    os.utime(kept, (1_000_000, 1_000_000))
+    assert main(["scan", "--repo", str(small), "--all", "--jobs", "1", "--quiet"]) == 0
+    assert kept.stat().st_mtime == 1_000_000  # not even loaded
+    assert main(["scan", "--repo", str(large), "--all", "--jobs", "1", "--quiet"]) == 0
+    assert kept.stat().st_mtime > 1_000_000
+    assert list(cache.iterdir()) == [kept]
+    capsys.readouterr()

@@ -1,15 +1,21 @@
 """The newcomer's path, and every command of the README and docs/, run as written.
 
 A sandbox stands for a fresh machine: a home directory with the user's own
-repository, a copy of this checkout (a git repository tagged v0.2.0, the URL the
-docs' ``git+https://...`` stands for), bare repositories where the docs name
-``/srv/git``, and pip offline, from a wheelhouse repacked from this environment.
-The README's quick-start command installs spillguard from the checkout into a
-fresh virtual environment; the hook it installs blocks a commit made without
-that environment on PATH (as from an IDE); the command printed under the finding
-reviews it; the next commit passes. Then every shell command of the README and
-of docs/ runs in the sandbox, in the order the pages give them, or is named here
-with the test that exercises it instead (a server, a benchmark, a placeholder).
+repository (a clone with an origin), spillguard's repository as published (this
+repository's own history on a branch ``main``, no tags, plus a commit of the work
+tree as it is: the URL the docs' ``https://example.com/spillguard.git`` stands
+for), a checkout of it, bare repositories where the docs name ``/srv/git``, and pip
+offline, from a wheelhouse repacked from this environment. The README's quick-start
+command installs spillguard from the checkout into a fresh virtual environment; the
+hook it installs blocks a commit made without that environment on PATH (as from an
+IDE); the command printed under the finding reviews it; the next commit passes.
+Then every shell command of the README and of docs/ runs in the sandbox, in the
+order the pages give them: the CI recipes' steps in a virtual environment of their
+own (as a CI job starts), installing the commit the docs pin from the published
+repository; the pre-commit framework's commands in a repository whose
+``.pre-commit-config.yaml`` is the one the docs give. What cannot run here (a
+server, a benchmark, a placeholder) is named with the test that exercises it. Every
+``rev:`` and ``@commit`` the docs give is a commit of this repository's history.
 """
 
 from __future__ import annotations
@@ -17,7 +23,6 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +44,6 @@ ELSEWHERE = {
     "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && python -m pytest": (
         ".ci/run (the suite itself; checked below to run the same commands)"
     ),
-    "pre-commit install -t pre-commit -t pre-push": "tests/test_pre_commit_framework.py",
-    "pre-commit run --hook-stage manual spillguard-history": "tests/test_pre_commit_framework.py",
     "spillguard review add --at 9cb539d589:config/app.py:12   # ... in that commit": (
         "tests/test_review_finding.py (a commit id of its own)"
     ),
@@ -52,7 +55,14 @@ ELSEWHERE = {
     ),
     "python bench/run.py            # or --quick for a 2,000-commit smoke run": "bench/",
     "python bench/run.py --real     # git/git and psf/requests, then the generated smoke test": (
-        "bench/"
+        "tests/test_newcomer.py (without network it ends with one line)"
+    ),
+    "dask scheduler                        # on one machine": "tests/test_audit.py (a cluster)",
+    "dask worker tcp://scheduler:8786      # on each worker machine": (
+        "tests/test_audit.py (a cluster)"
+    ),
+    "spillguard audit /srv/git/ --state audit.sqlite --scheduler tcp://scheduler:8786": (
+        "tests/test_audit.py (a LocalCluster's scheduler)"
     ),
     "export SPILLGUARD_USERNAME=ada SPILLGUARD_PASSWORD=...        # or ~/.netrc, or the keyring": (
         "tests/test_sync_http.py"
@@ -78,6 +88,8 @@ ELSEWHERE = {
 class Command(NamedTuple):
     page: str
     text: str
+    #: "sh", or "yaml" for a CI recipe's step
+    kind: str = "sh"
 
 
 def documented_commands() -> list[Command]:
@@ -94,7 +106,7 @@ def documented_commands() -> list[Command]:
                     step = re.fullmatch(r"(?:- )?(?:run: )?((?:pip|spillguard) .*)", command)
                     command = step.group(1) if step else ""
                 if command:
-                    found.append(Command(name, command))
+                    found.append(Command(name, command, kind))
     return found
 
 
@@ -109,14 +121,16 @@ class Sandbox(NamedTuple):
         return self.home / "your-repository"
 
     def run(
-        self, command: str, cwd: Path, *, venv: bool = True
+        self, command: str, cwd: Path, *, venv: bool | Path = True
     ) -> subprocess.CompletedProcess[str]:
         """``command`` in sh, as the docs give it but for the sandbox's places; with
-        ``venv`` the quick start's virtual environment is active, as after its command."""
+        ``venv`` the quick start's virtual environment is active, as after its command
+        (or the one ``venv`` names)."""
         env = dict(self.env)
         if venv:
-            env["PATH"] = f"{self.checkout / '.venv' / 'bin'}{os.pathsep}{env['PATH']}"
-            env["VIRTUAL_ENV"] = str(self.checkout / ".venv")
+            active = self.checkout / ".venv" if venv is True else venv
+            env["PATH"] = f"{active / 'bin'}{os.pathsep}{env['PATH']}"
+            env["VIRTUAL_ENV"] = str(active)
         return subprocess.run(
             ["sh", "-c", self.placed(command)],
             cwd=cwd,
@@ -128,7 +142,7 @@ class Sandbox(NamedTuple):
 
     def placed(self, command: str) -> str:
         return (
-            command.replace(URL, (self.root / "spillguard").as_uri())
+            command.replace(URL, (self.root / "published" / "spillguard.git").as_uri())
             .replace("/opt/spillguard", str(self.root / "opt" / "spillguard"))
             .replace("/srv/git/", f"{self.root / 'srv' / 'git'}/")
         )
@@ -151,18 +165,22 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
         for requirement in importlib.metadata.distribution("spillguard").requires or ()
         if "extra ==" not in requirement
     ]
-    wheelhouse = build_wheelhouse([*dependencies, "hatchling"], root / "wheels")
+    # the cluster extra of the audit's docs: Dask distributed (extras are not followed)
+    wheelhouse = build_wheelhouse(
+        [*dependencies, "hatchling", "dask", "distributed"], root / "wheels"
+    )
+    published = publish(root / "published" / "spillguard.git")
     checkout = root / "spillguard"
-    release = GitRepo(checkout)
-    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
-        shutil.copy(PROJECT / name, checkout / name)
-    shutil.copytree(PROJECT / "src", checkout / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    release.commit("spillguard")
-    release.git("tag", "v0.2.0")
+    git_run("clone", "-q", str(published), str(checkout))
     home = root / "home"
     yours = GitRepo(home / "your-repository")
     yours.write("app.py", "print('hello')\n")
     yours.commit("first")
+    # a clone of a server's repository, as most are: pushes have somewhere to go
+    GitRepo(root / "origin.git", bare=True)
+    yours.git("remote", "add", "origin", str(root / "origin.git"))
+    yours.git("push", "-q", "-u", "origin", "main")
+    yours.git("remote", "set-head", "origin", "--auto")
     for branch in ("feature", "release"):
         yours.git("branch", branch)
     for bare in ("project.git", "app.git"):
@@ -180,6 +198,29 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     return Sandbox(root=root, home=home, checkout=checkout, env=env)
 
 
+def git_run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def publish(bare: Path) -> Path:
+    """This repository as published: its history on ``main`` (no tags, no other branch),
+    and on top a commit of the work tree as it is, when it differs from HEAD."""
+    git_run("init", "-q", "--bare", "-b", "main", str(bare))
+    git_run("-C", str(bare), "fetch", "-q", "--no-tags", str(PROJECT), "HEAD:refs/heads/main")
+    index = bare.parent / "work-tree.index"
+    env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+    work_tree = ["--git-dir", str(bare), "--work-tree", str(PROJECT)]
+    git_run(*work_tree, "add", "-A", env=env)  # .gitignore leaves out .venv and caches
+    tree = git_run(*work_tree, "write-tree", env=env)
+    if tree != git_run("-C", str(bare), "rev-parse", "main^{tree}"):
+        commit = git_run("-C", str(bare), "commit-tree", tree, "-p", "main", "-m", "work tree")
+        git_run("-C", str(bare), "update-ref", "refs/heads/main", commit)
+    return bare
+
+
 def readme_command(pattern: str) -> str:
     """The README's own command line that starts with ``pattern``: the test runs what
     the README says, not a copy of it."""
@@ -194,8 +235,10 @@ def test_the_newcomer_path(sandbox: Sandbox) -> None:
         venv=False,
     )
     assert quick.returncode == 0, quick.stdout + quick.stderr
-    # the quick start scans the checkout it is typed in: spillguard's own, one commit here
-    assert "0 finding(s), 0 blocking; scanned 1 commit(s)" in quick.stdout
+    # the quick start scans the checkout it is typed in: spillguard's own history
+    assert re.search(
+        r"^0 finding\(s\), 0 blocking; scanned \d{3,} commit\(s\)", quick.stdout, re.MULTILINE
+    )
     installed = sandbox.run("cd ~/your-repository && spillguard install pre-commit", sandbox.home)
     assert installed.returncode == 0, installed.stderr
     (sandbox.yours / "config").mkdir()
@@ -230,25 +273,92 @@ def test_every_documented_command_runs_as_written(sandbox: Sandbox) -> None:
     subprocess.run(["git", "add", "config/app.py"], cwd=yours, check=True)
     # run by the newcomer's path already (the finding is reviewed now)
     ran = [readme_command("python3 -m venv .venv"), readme_command("spillguard review add")]
+    framework = framework_repository(sandbox)
     for command in documented_commands():
         if command.text in ELSEWHERE or command.text in ran:
             continue
         cwd = yours
+        venv: bool | Path = True
         if command.text.startswith("cd "):
             cwd = sandbox.home
-        elif "./spillguard" in command.text:  # a checkout in the current directory
-            cwd = sandbox.root
+        elif "# in your spillguard checkout" in command.text:
+            cwd = sandbox.checkout
+        elif command.text.startswith("pre-commit "):
+            cwd = framework
+        if command.kind == "yaml":  # a CI job: a Python of its own, in what it checked out
+            venv = ci_environment(sandbox)
         placed = command.text
         if " - " in placed:  # the reviewed text from stdin
             placed = f"echo fixture-not-a-secret | {placed}"
-        result = sandbox.run(placed, cwd)
+        result = sandbox.run(placed, cwd, venv=venv)
         output = result.stdout + result.stderr
         assert result.returncode in {0, 1}, f"{command.page}: {command.text}\n{output}"
         assert "Traceback" not in output, f"{command.page}: {command.text}\n{output}"
         assert "error:" not in result.stderr, f"{command.page}: {command.text}\n{output}"
         ran.append(command.text)
+        if command.text.startswith("pre-commit install"):
+            assert_the_framework_blocks_a_secret(sandbox, framework)
     assert len(ran) >= 25
     assert (yours / "spillguard.sarif").is_file()  # the CI recipe's report
+
+
+def ci_environment(sandbox: Sandbox) -> Path:
+    """The CI job's Python: a virtual environment of its own, made on first use."""
+    venv = sandbox.root / "ci-venv"
+    if not venv.is_dir():
+        subprocess.run([sys._base_executable, "-m", "venv", str(venv)], check=True)
+    return venv
+
+
+def framework_repository(sandbox: Sandbox) -> Path:
+    """A repository with the docs' ``.pre-commit-config.yaml`` (the URL placed), the
+    whole-repository id added as the docs show, and ``pre-commit`` on PATH."""
+    hooks = (PROJECT / "docs" / "hooks.md").read_text(encoding="utf-8")
+    config, *added = re.findall(r"```yaml\n(.*?)```", hooks, flags=re.DOTALL)
+    repo = GitRepo(sandbox.home / "framework-repository")
+    repo.write(".pre-commit-config.yaml", sandbox.placed(config + "".join(added)))
+    repo.write("README", "hello\n")
+    repo.commit("the framework's configuration")
+    shim = sandbox.root / "bin" / "pre-commit"
+    if not shim.exists():
+        shim.parent.mkdir(exist_ok=True)
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pre_commit "$@"\n')
+        shim.chmod(0o755)
+    sandbox.env["PATH"] = f"{shim.parent}{os.pathsep}{sandbox.env['PATH']}"
+    return repo.path
+
+
+def assert_the_framework_blocks_a_secret(sandbox: Sandbox, framework: Path) -> None:
+    """The framework installs spillguard at the commit the docs pin, and its hook blocks
+    a commit that adds a secret (the command printed then is run as printed by
+    tests/test_pre_commit_framework.py, at this work tree)."""
+    key = expand("AKIA{rand:A2:16}", "newcomer-framework")
+    (framework / "app.py").write_text(f"key = '{key}'\n")
+    subprocess.run(["git", "add", "app.py"], cwd=framework, check=True)
+    blocked = sandbox.run("git commit -q -m key", framework, venv=False)
+    assert blocked.returncode == 1, blocked.stdout + blocked.stderr
+    assert "app.py:1:8  AWS_CLIENT_ID  blocking" in blocked.stdout + blocked.stderr
+    assert key not in blocked.stdout + blocked.stderr
+    subprocess.run(["git", "rm", "-q", "--cached", "app.py"], cwd=framework, check=True)
+
+
+def test_every_rev_and_ref_the_docs_pin_is_a_commit_of_this_repository() -> None:
+    """spillguard is published as a branch main without tags: a ``rev:`` or ``@ref``
+    must be a commit id on it, with the hook ids the docs' configuration names."""
+    pinned = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        pinned += [
+            (page.name, ref) for ref in re.findall(r"^\s*rev: (\S+)", text, flags=re.MULTILINE)
+        ]
+        pinned += [(page.name, ref) for ref in re.findall(r"git\+\S+?\.git@([^\s\"']+)", text)]
+    assert len(pinned) >= 3
+    ids = set(re.findall(r"- id: (\S+)", (PROJECT / "docs" / "hooks.md").read_text()))
+    for page, ref in pinned:
+        assert re.fullmatch(r"[0-9a-f]{40}", ref), f"{page}: {ref} is not a commit id"
+        git_run("-C", str(PROJECT), "merge-base", "--is-ancestor", ref, "HEAD")
+        hooks = git_run("-C", str(PROJECT), "show", f"{ref}:.pre-commit-hooks.yaml")
+        assert ids <= set(re.findall(r"- id: (\S+)", hooks)), f"{page}: {ref}"
 
 
 def test_every_command_not_run_here_is_documented_and_exercised_elsewhere() -> None:
@@ -260,3 +370,71 @@ def test_every_command_not_run_here_is_documented_and_exercised_elsewhere() -> N
     assert "python3 -m venv .venv" in ci
     assert "pip install --quiet -e '.[test]'" in ci
     assert "python -m pytest" in ci
+
+
+def test_the_benchmark_of_real_histories_without_network_ends_with_one_line(
+    tmp_path: Path,
+) -> None:
+    """``python bench/run.py --real`` clones git/git and psf/requests on first use: with
+    no network (git refuses https here, so no traffic) one line says so, no traceback."""
+    env = {**os.environ, "SPILLGUARD_BENCH_WORK": str(tmp_path), "GIT_ALLOW_PROTOCOL": "file"}
+    done = subprocess.run(
+        [sys.executable, str(PROJECT / "bench" / "run.py"), "--real"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("bench: error: cannot clone https://github.com/psf/requests (")
+    assert "Traceback" not in done.stderr
+    assert not any(tmp_path.glob("real/*"))  # no half clone left behind
+
+
+def _section(text: str, heading: str) -> str:
+    """The part of a Markdown page under ``heading``, up to the next heading of its level."""
+    level = heading.split(" ", maxsplit=1)[0]
+    start = text.index(heading + "\n")
+    end = text.find(f"\n{level} ", start + len(heading))
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_the_quick_start_names_what_the_suite_needs_that_pip_does_not_install() -> None:
+    """What .ci/run installs besides the test extras (apt-get and npm packages) is named
+    where the README gives the test command: a fresh machine has Python and git only."""
+    ci = (PROJECT / ".ci" / "run").read_text(encoding="utf-8")
+    packages = [
+        name.partition("@")[0] if not name.startswith("@") else "@" + name[1:].partition("@")[0]
+        for line in re.findall(r"(?:apt-get install|npm install)([^\n&|;]*)", ci)
+        for name in line.split()
+        if not name.startswith(("-", ">"))
+    ]
+    assert {"chromium", "@microsoft/sarif-multitool"} <= set(packages)
+    quick = _section((PROJECT / "README.md").read_text(encoding="utf-8"), "## Quick start")
+    assert [name for name in packages if name not in quick] == []
+
+
+def test_operations_are_documented_with_real_rule_names() -> None:
+    """Upgrading, removing the package (not only the hooks), a pushed secret (rewrite,
+    force-push, the server's copies and forks), rotating per provider, and allowlisting
+    without the server app; every rule the rotation table names exists."""
+    page = (PROJECT / "docs" / "operations.md").read_text(encoding="utf-8")
+    for heading, words in {
+        "## Upgrading spillguard and its rules": ["pre-commit autoupdate", "spillguard sync"],
+        "## Uninstalling": ["pip uninstall spillguard", "spillguard uninstall", "pipx uninstall"],
+        "## A secret that was pushed": ["git filter-repo", "--force", "gc", "Forks", "refs/pull"],
+        "## Rotating a secret": ["aws iam", "GitHub", "GitLab", "Slack", "Stripe", "ssh-keygen"],
+        "## Allowlisting a string without the server app": ["repository_config", "allowlist_paths"],
+    }.items():
+        section = _section(page, heading)
+        assert [word for word in words if word not in section] == [], heading
+    from spillguard.configuration.rules import builtin_rules
+
+    names = {rule.name for rule in builtin_rules()}
+    rotation = _section(page, "## Rotating a secret")
+    named = set(re.findall(r"`([A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+)`", rotation))
+    assert len(named) > 10
+    assert named <= names, named - names
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    assert "(docs/operations.md)" in readme

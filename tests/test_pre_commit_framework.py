@@ -8,6 +8,8 @@ offline: pip gets ``--no-index`` and a wheelhouse repacked from this environment
 from __future__ import annotations
 
 import importlib.metadata
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from testing.wheelhouse import build_wheelhouse
 
 PROJECT = Path(__file__).resolve().parent.parent
 SECRET = expand("AKIA{rand:A2:16}", "framework")
+FIXTURE = expand("AKIA{rand:A2:16}", "framework-fixture")
 
 
 def hook_repository(target: Path) -> tuple[str, str]:
@@ -76,13 +79,14 @@ def test_framework_runs_the_hooks_from_pre_commit_hooks_yaml(
     assert "spillguard (secrets in the staged changes)" in output
     assert "app.py:1:8  AWS_CLIENT_ID  blocking  AWS access key ID" in output
     assert SECRET not in output
-
     repo.write("app.py", "key = os.environ['KEY']\n")
     repo.git("add", "app.py")
     accepted = subprocess.run(
         ["git", "commit", "-m", "clean"], cwd=repo.path, capture_output=True, text=True, check=False
     )
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+    review_as_printed(repo)
 
     # pre-push: a new branch (the framework passes PRE_COMMIT_LOCAL_BRANCH), then an
     # existing one (PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF)
@@ -108,6 +112,48 @@ def test_framework_runs_the_hooks_from_pre_commit_hooks_yaml(
         assert found.returncode == 1, found.stdout + found.stderr
         assert shown in found.stdout
         assert SECRET not in found.stdout + found.stderr
+
+
+def review_as_printed(repo: GitRepo) -> None:
+    """A blocked fixture, the command printed under it pasted in the user's shell (where
+    the framework's spillguard is not on PATH: it names the hook's own interpreter),
+    and the commit passes."""
+    repo.write("fixture.py", f"sample = '{FIXTURE}'\n")
+    repo.git("add", "fixture.py")
+    fixture = subprocess.run(
+        ["git", "commit", "-m", "fixture"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert fixture.returncode != 0
+    (printed,) = re.findall(r"not a secret\? (.*)", fixture.stdout + fixture.stderr)
+    assert printed.endswith(
+        " -m spillguard review add --at fixture.py:1 && git add :/.spillguard-reviewed.toml"
+    )
+    without = os.pathsep.join(
+        part
+        for part in os.environ["PATH"].split(os.pathsep)
+        if not Path(part, "spillguard").exists()
+    )
+    reviewed = subprocess.run(
+        ["sh", "-c", printed],
+        cwd=repo.path,
+        env={**os.environ, "PATH": without},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert reviewed.returncode == 0, reviewed.stderr
+    passed = subprocess.run(
+        ["git", "commit", "-m", "a reviewed fixture"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert passed.returncode == 0, passed.stdout + passed.stderr
 
 
 def run_framework(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:

@@ -32,11 +32,16 @@ SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 SECRETS = (AWS_KEY, OTHER_KEY, FORMULA_TOKEN)
 
 
-def render(name: str, **options: object) -> str:
+def render(name: str, *, as_is: bool = False, **options: object) -> str:
+    """The sample result in format ``name``; without ``as_is``, with the version and
+    the page spillguard was installed from (both vary) as placeholders."""
     result = sample_result()
     stream = io.StringIO(newline="")
     writer(name)(result, stream, ReportOptions(project="PROJ", repository="shop", **options))
-    return stream.getvalue().replace(f'"version": "{__version__}"', '"version": "VERSION"')
+    if as_is:
+        return stream.getvalue()
+    output = stream.getvalue().replace(f'"version": "{__version__}"', '"version": "VERSION"')
+    return regex.sub(r'"informationUri": "[^"]*"', '"informationUri": "PAGE"', output)
 
 
 @pytest.mark.parametrize(
@@ -102,6 +107,54 @@ def test_reviewed_csv_lists_digests_never_plaintext() -> None:
 def test_sarif_validates_against_the_official_schema() -> None:
     document = json.loads(render("sarif"))
     jsonschema.Draft4Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(document)
+
+
+def test_sarif_passes_githubs_upload_checks(tmp_path: Path, capsys) -> None:
+    """The golden report (allowlisted, warn-only, truncated, hostile text, a rule error)
+    and a history scan of a real repository (commit messages, a non-UTF-8 file name,
+    a reviewed finding) pass the multitool's GitHub and SARIF rules: every rule with a
+    fullDescription, a name that is not its id, and an informationUri."""
+    from spillguard.cli import main
+    from testing.gitrepo import GitRepo
+    from testing.sarif_multitool import github_problems
+
+    golden = tmp_path / "golden.sarif"
+    golden.write_text(render("sarif", as_is=True), encoding="utf-8")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("app.py", f'aws_key = "{AWS_KEY}"\npassword = "{FORMULA_TOKEN[4:]}"\n')
+    (repo.path / "caf\xe9.txt".encode("latin-1").decode("utf-8", "surrogateescape")).write_bytes(
+        f"key = {OTHER_KEY}\n".encode()
+    )
+    repo.commit(f"settings\n\nthe old key was {OTHER_KEY}")
+    main(["review", "add", "--repo", str(repo.path), FORMULA_TOKEN[4:]])
+    scanned = tmp_path / "scan.sarif"
+    argv = ["scan", "--repo", str(repo.path), "--all", "--include-reviewed", "--format", "sarif"]
+    assert main([*argv, "--output", str(scanned)]) == 1
+    capsys.readouterr()
+    assert github_problems([golden, scanned], tmp_path / "validation.sarif") == []
+    rules = json.loads(scanned.read_text(encoding="utf-8"))["runs"][0]["tool"]["driver"]["rules"]
+    assert {rule["id"]: rule["name"] for rule in rules} == {
+        "AWS_CLIENT_ID": "AwsClientId",
+        "GENERIC_PASSWORD": "GenericPassword",
+    }
+
+
+@pytest.mark.parametrize(
+    ("origin", "page"),
+    [
+        ("https://example.com/org/spillguard.git", "https://example.com/org/spillguard"),
+        ("https://ada:token@example.com:8443/spillguard", "https://example.com:8443/spillguard"),
+        ("ssh://git@example.com/spillguard.git", None),
+        (Path(__file__).resolve().parent.parent.as_uri(), "docs/configuration.md#rules"),
+        ("file:///nonexistent/checkout", None),
+        (None, None),
+    ],
+)
+def test_sarif_names_the_page_spillguard_came_from(origin: str | None, page: str | None) -> None:
+    from spillguard.report.sarif_report import information_uri
+
+    found = information_uri(origin)
+    assert found == page if page is None or "://" in page else found.endswith("/" + page)
 
 
 def test_sarif_locations_rules_fingerprints_and_commit() -> None:

@@ -253,3 +253,28 @@ def test_every_rules_examples_clear_with_one_review_of_each_value_shown() -> Non
         assert (start, end) in shown[finding.path, finding.line].hidden, finding
     assert len(examples) > 1500
     assert len(left) <= 3, left  # TENABLE_API_KEYS: its access key is a value of its own
+
+
+def test_a_commit_the_server_rejected_is_named_as_gone_and_the_pusher_can_review_it(
+    tmp_path: Path, capsys
+) -> None:
+    """The pusher's report names the rejected commit; on the server it is not kept, and
+    review add says so (not "no finding there"); in the pusher's clone it reviews."""
+    from testing.server import Server, install_hook
+
+    server = Server(tmp_path)
+    server.work.write("README", "hello\n")
+    server.work.commit("first")
+    server.push("main")
+    install_hook(server.bare.path)
+    server.work.write("app.py", f'key = "{AWS_KEY}"\n')
+    server.work.commit("key")
+    code, output = server.push("main")
+    assert code != 0
+    (commit, where) = re.findall(r"blocking  ([0-9a-f]{10})  refs/heads/main  (\S+)", output)[0]
+    at = f"{commit}:{where}"
+    assert main(["review", "add", "--repo", str(server.bare.path), "--at", at]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"spillguard: error: --at {at}: this repository has no commit {commit}")
+    assert "a push the server rejected is not kept" in err
+    assert main(["review", "add", "--repo", str(server.work.path), "--at", at]) == 0

@@ -8,7 +8,7 @@ import dataclasses
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from spillguard.core import methods
 
@@ -408,6 +408,11 @@ class _Parser(argparse.ArgumentParser):
 
     def __init__(self, **options: Any) -> None:
         super().__init__(formatter_class=_Formatter, **options)
+
+    def error(self, message: str) -> NoReturn:
+        """The error first, on one line as every other error is, then where the help
+        is: argparse would print the whole usage (a dozen lines) before it."""
+        self.exit(2, f"{self.prog}: error: {message}\n{self.prog}: see '{self.prog} --help'\n")
 
 
 #: The commands as ``spillguard --help`` lists them: each one's help, and what adds

@@ -42,11 +42,8 @@ def _on_processes(tasks: Sequence[Task], jobs: int) -> Iterator[Outcome]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    from spillguard.scanning.run import native_matcher
-
-    if any(task.judge for task in tasks):
-        # Made (or loaded) here, once: the forked workers inherit it, and none builds it.
-        native_matcher()
+    # The native prefilter is not made here: each worker loads it (or, for a large
+    # branch, builds it) where a branch's commits make it pay off (``audit.judge``).
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=context) as pool:
         futures = [pool.submit(audit_repository, task) for task in tasks]

@@ -142,7 +142,8 @@ def _branch(
     stopped: list[bool] = []
     if judging.deadline is not None:
         items = _until(items, judging.deadline, stopped)
-    result = run_scan(items, config.ruleset, native=native_matcher(), deadline=judging.deadline)
+    native = native_matcher(commits=len(commits))
+    result = run_scan(items, config.ruleset, native=native, deadline=judging.deadline)
     if result.out_of_time or stopped:
         raise _over_budget(task, name, result, len(commits))
     errors = tuple(f"{error.rule}: {error.message}" for error in result.errors)

@@ -65,7 +65,20 @@ def find_at(at: str, *, root: str, config: Config, config_path: str | None) -> F
     for finding in places:
         if finding.path == path and finding.line == line and not finding.allowlisted:
             return finding
+    if rest and _COMMIT.fullmatch(head) and commit is None:
+        raise UsageError(_no_commit(at, head))
     raise UsageError(f"--at {at}: no finding there (already reviewed, or the line moved?)")
+
+
+def _no_commit(at: str, commit: str) -> str:
+    """Why a commit named by a report is not here, and what reviews its finding instead:
+    a push that a pre-receive hook rejected leaves no object behind on the server."""
+    return (
+        f"--at {at}: this repository has no commit {commit} (a push the server rejected "
+        "is not kept, and a commit not fetched here is not known): run the command in a "
+        "clone that has the commit (the pusher's), or review the text itself with "
+        "'spillguard review add - --rule RULE'"
+    )
 
 
 def find_fingerprint(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from functools import partial
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 from spillguard.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import TextIO
 
     from spillguard.commands.options import CommonOptions, ScanOptions
@@ -95,7 +96,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
         return _scan_files(options, config, root, on_finding, progress)
     if options.tree is not None:
         return _scan_tree(options, config, options.tree, on_finding, progress)
-    if _unborn_head(options):
+    if _nothing_to_scan(options):
         from spillguard.core.models import ScanResult
 
         return ScanResult(notices=(*config.notices, NOTHING_TO_SCAN))
@@ -112,7 +113,7 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
         max_size=config.max_file_size,
         jobs=options.jobs or default_jobs(),
         on_finding=on_finding,
-        notices=config.notices,
+        notices=(*config.notices, *_shallow(options.repo)),
         progress=progress,
         extra=tags,
         merge_diffs=options.merge_diffs,
@@ -122,18 +123,41 @@ def _scan(  # noqa: PLR0913, PLR0917 - the parts of one scan, each from its own 
 #: The note a history scan of a repository without commits ends with (exit 0: CI
 #: runs the scan on a repository's very first push, too).
 NOTHING_TO_SCAN = "nothing to scan: the repository has no commits yet"
+#: The note a history scan of a shallow clone ends with: what it could not judge.
+SHALLOW = (
+    "note: a shallow clone: the commits before its oldest ones are missing and were not "
+    "scanned, and each oldest one is judged as adding every file it has (git fetch "
+    "--unshallow, or a CI checkout of the whole history, scans it all)"
+)
 
 
-def _unborn_head(options: ScanOptions) -> bool:
-    """A scan of HEAD (the default) in a repository that has no commit yet."""
-    if options.revs not in {(), ("HEAD",), ("@",)} or options.all_refs or options.branches:
-        return False
+def _git_answers(repo: str, *args: str) -> str | None:
+    """What git prints for ``args`` in ``repo``, or None when it fails or is not
+    installed (the scan's own reader then says what it can read)."""
     from spillguard.core import gitcommand
 
-    def answers(*args: str) -> bool:
-        return gitcommand.run(gitcommand.command("-C", options.repo, *args)).returncode == 0
+    try:
+        done = gitcommand.run(gitcommand.command("-C", repo, *args))
+    except FileNotFoundError:
+        return None
+    return done.stdout.decode(errors="replace") if done.returncode == 0 else None
 
-    return answers("rev-parse", "--git-dir") and not answers("rev-parse", "--verify", "-q", "HEAD")
+
+def _nothing_to_scan(options: ScanOptions) -> bool:
+    """A scan of HEAD (the default) or of every ref in a repository without a commit."""
+    if options.branches or not (options.all_refs or options.revs in {(), ("HEAD",), ("@",)}):
+        return False
+    if _git_answers(options.repo, "rev-parse", "--git-dir") is None:
+        return False
+    if options.all_refs:  # git listed no ref at all (a failure is the scan's to report)
+        return _git_answers(options.repo, "for-each-ref", "--count=1") == ""
+    return _git_answers(options.repo, "rev-parse", "--verify", "-q", "HEAD") is None
+
+
+def _shallow(repo: str) -> tuple[str, ...]:
+    """The shallow clone's note, for a history scan of one."""
+    shallow = _git_answers(repo, "rev-parse", "--is-shallow-repository")
+    return (SHALLOW,) if shallow is not None and shallow.strip() == "true" else ()
 
 
 def _scan_files(
@@ -203,7 +227,19 @@ def report_options(
         rules=config.ruleset.rules,
         project=config.sync.get("project") or config.sync.get("space"),
         repository=config.sync.get("repo") or repository,
+        command=command_here(os.environ),
     )
+
+
+def command_here(environ: Mapping[str, str]) -> str:
+    """How the person reading this report runs spillguard: ``spillguard``, except from a
+    hook of the pre-commit framework, which installs spillguard in an environment of
+    its own, off the user's PATH: there, that environment's interpreter."""
+    if environ.get("PRE_COMMIT") == "1":  # set by the framework for every hook it runs
+        import shlex
+
+        return f"{shlex.quote(sys.executable)} -m spillguard"
+    return "spillguard"
 
 
 def _repository_name(options: ScanOptions) -> str | None:

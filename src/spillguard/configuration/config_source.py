@@ -29,6 +29,9 @@ from spillguard.core import gitcommand
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+#: The environment variable that sets ``config_from`` for one run, where no option
+#: reaches spillguard (``git push`` runs the pre-push hook with git's arguments only).
+CONFIG_FROM_VARIABLE = "SPILLGUARD_CONFIG_FROM"
 #: The files read from the default branch, all at once.
 FILES = (REPOSITORY_FILE, SERVER_REPOSITORY_FILE, REVIEWED_FILE)
 _REGULAR = (b"100644", b"100755")
@@ -50,17 +53,26 @@ def choose(local: FileReader, *, repo_dir: str, remote: str | None = None) -> Ch
         return Choice(local, (found,) if found else ())
     ref, shown, note = found
     files = _files_at(repo_dir, ref, shown)
-    return Choice(files.get, (*note, *_edited(local, files, shown)))
+    return Choice(files.get, (*note, *_edited(local, files, shown, pushing=remote is not None)))
 
 
-def _edited(local: FileReader, files: dict[str, RepositoryText], shown: str) -> tuple[str, ...]:
-    """A note when the local copy differs: an edit applies once it is on the default branch."""
+def _edited(
+    local: FileReader, files: dict[str, RepositoryText], shown: str, *, pushing: bool
+) -> tuple[str, ...]:
+    """A note when the local copy differs: an edit applies once it is on the default
+    branch. A pre-push hook takes no option through ``git push``: the environment
+    variable is the way to push with the local copy now."""
     changed = [name for name in FILES if _text(local(name)) != _text(files.get(name))]
     if not changed:
         return ()
+    now = (
+        f"to push with your copy now: {CONFIG_FROM_VARIABLE}=work-tree git push"
+        if pushing
+        else "--config-from work-tree to try it now"
+    )
     note = (
         f"note: judged by the configuration on {shown}; your edited {', '.join(changed)} "
-        "applies once it is merged there (--config-from work-tree to try it now)"
+        f"applies once it is merged there ({now})"
     )
     return (note,)
 

@@ -151,7 +151,9 @@ def load_config(  # noqa: PLR0913 - keyword-only options of one call
     read, where = _repository_reader(
         local,
         repo_dir=root or ".",
-        config_from=config_from or _own_setting(own, "config_from", "auto"),
+        config_from=config_from
+        or _config_from_environment(env)
+        or _own_setting(own, "config_from", "auto"),
         pushing_to=pushing_to,
         synced=not offline and _synced_repository(root or ".", env),
     )
@@ -183,6 +185,20 @@ def load_config(  # noqa: PLR0913 - keyword-only options of one call
 def _synced_repository(root: str, environ: Mapping[str, str]) -> bool:
     """Whether ``spillguard sync`` has run for the repository at ``root``."""
     return common_git_dir(root, environ) is not None and cache_path(root, environ).is_file()
+
+
+def _config_from_environment(environ: Mapping[str, str]) -> str | None:
+    """``SPILLGUARD_CONFIG_FROM``: ``config_from`` for one run, between the command
+    line and your own file (a pre-push hook gets no option through ``git push``)."""
+    from spillguard.configuration.config_source import CONFIG_FROM_VARIABLE
+    from spillguard.configuration.schema import TOP_LEVEL
+
+    value = environ.get(CONFIG_FROM_VARIABLE) or None
+    allowed = TOP_LEVEL["config_from"].choices
+    if value is not None and value not in allowed:
+        expected = ", ".join(allowed)
+        raise ConfigError(f"{CONFIG_FROM_VARIABLE}={value}: expected one of {expected}")
+    return value
 
 
 def _own_setting(layers: list[Layer], key: str, default: str) -> str:

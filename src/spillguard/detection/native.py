@@ -13,6 +13,11 @@ digest of the rules' patterns, the translation's code, Vectorscan's version and
 the machine, and written atomically. A kept database is used only if its key and
 its own digest check out and Vectorscan loads it; anything else (a torn or
 foreign file, another CPU) is rebuilt, never trusted.
+
+A scan must not cost more with the prefilter than without, so the caller says what
+it would save (CPU-seconds, estimated from the work ahead): it is loaded only where
+that is more than loading costs, and built only where it is more than building
+costs (``LOAD_SECONDS``, ``BUILD_SECONDS``); a small scan imports nothing of it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,12 @@ _DIGEST = 32
 _KEPT = 8
 #: No pattern: the rule is tried wherever its keywords send it.
 NO_PATTERN = -1
+#: What the built-in catalogue's database costs a scan, in CPU-seconds (measured on
+#: a 2-core x86-64 machine at load 3, docs/performance.md): loading it from the cache
+#: (Vectorscan's import included), and building it (translating and compiling its
+#: thousand patterns: 9 to 12 s).
+LOAD_SECONDS = 0.05
+BUILD_SECONDS = 10.0
 
 
 class NativeMatcher:
@@ -98,25 +109,44 @@ def cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(base).expanduser() / "spillguard" / "vectorscan"
 
 
-def matcher(rules: Sequence[tuple[str, int]], cache: Path | None) -> NativeMatcher | None:
-    """The native prefilter for rules given as (pattern, flags), or None without
-    Vectorscan (or when no rule has a loosened pattern). Made once per process for
-    the same rules: forked workers inherit it. Made for the built-in catalogue, it
-    serves every configuration of it (rules enabled or not), with one database."""
-    return _matcher(tuple(rules), cache)
+def matcher(
+    rules: Sequence[tuple[str, int]], cache: Path | None, *, saving: float
+) -> NativeMatcher | None:
+    """The native prefilter for rules given as (pattern, flags), or None: without
+    Vectorscan, when no rule has a loosened pattern, or when it would cost more than
+    the ``saving`` (CPU-seconds) it brings: it is loaded from ``cache`` when that is
+    more than ``LOAD_SECONDS``, built there when it is more than ``BUILD_SECONDS``.
+    Made once per process for the same rules: forked workers inherit it. Made for the
+    built-in catalogue, it serves every configuration of it (rules enabled or not),
+    with one database."""
+    key = (tuple(rules), cache)
+    made = _made.get(key)
+    if made is None and saving >= LOAD_SECONDS:
+        made = make(*key, build=saving >= BUILD_SECONDS)
+        if made is not None:
+            _made[key] = made
+    return made
 
 
-@functools.cache
-def _matcher(rules: tuple[tuple[str, int], ...], cache: Path | None) -> NativeMatcher | None:
-    try:
-        import hyperscan
-    except ImportError:
+#: The matchers this process made (or its parent, before forking), by rules and cache.
+_made: dict[tuple[tuple[tuple[str, int], ...], Path | None], NativeMatcher] = {}
+
+
+def make(
+    rules: tuple[tuple[str, int], ...], cache: Path | None, *, build: bool = True
+) -> NativeMatcher | None:
+    """The matcher of ``rules``, loaded from ``cache`` (and marked as used there), else
+    built (and kept there) if ``build``; as a new process makes it, without the memo."""
+    hyperscan = _vectorscan()
+    if hyperscan is None:
         return None
     key = _key(hyperscan, rules)
     path = None if cache is None else cache / f"{key.hex()[:32]}.hsdb"
     loaded = None if path is None else _load(hyperscan, path, key, len(rules))
     if loaded is not None:
         return NativeMatcher(loaded[0], rules, loaded[1])
+    if not build:
+        return None
     from spillguard.detection.loosen import loosen
 
     loosened = [loosen(pattern, flags) for pattern, flags in rules]
@@ -132,6 +162,16 @@ def _matcher(rules: tuple[tuple[str, int], ...], cache: Path | None) -> NativeMa
     if path is not None:
         _keep(path, key, patterns, hyperscan.dumpb(database))
     return NativeMatcher(database, rules, patterns)
+
+
+@functools.cache
+def _vectorscan() -> Any:
+    """The ``hyperscan`` module (the ``vectorscan`` extra), or None."""
+    try:
+        import hyperscan
+    except ImportError:
+        return None
+    return hyperscan
 
 
 def _key(hyperscan: Any, rules: tuple[tuple[str, int], ...]) -> bytes:
@@ -227,6 +267,8 @@ def _load(hyperscan: Any, path: Path, key: bytes, rules: int) -> tuple[Any, tupl
         database = hyperscan.loadb(bytes(body[end:]), hyperscan.HS_MODE_BLOCK)
     except hyperscan.error:
         return None
+    with contextlib.suppress(OSError):
+        os.utime(path)  # used: pruning keeps the databases used last
     return database, tuple(patterns)
 
 
@@ -246,7 +288,7 @@ def _keep(path: Path, key: bytes, patterns: tuple[int, ...], serialized: bytes) 
 
 
 def _prune(folder: Path) -> None:
-    """Keep the most recently written databases only (older rules, older versions)."""
+    """Keep the databases written or used last only (older rules, older versions)."""
     kept = sorted(folder.glob("*.hsdb"), key=lambda entry: entry.stat().st_mtime, reverse=True)
     for old in kept[_KEPT:]:
         old.unlink(missing_ok=True)

@@ -27,6 +27,8 @@ class ReportOptions(NamedTuple):
     #: Where the findings come from, for exports ("where known": the sync settings).
     project: str | None = None
     repository: str | None = None
+    #: How the reader runs spillguard, in the commands a report prints.
+    command: str = "spillguard"
 
 
 class Writer(Protocol):

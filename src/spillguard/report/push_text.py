@@ -2,7 +2,7 @@
 
 Plain text, no colour: git relays it to terminals that are not ours. Everything the
 repository controls (refs, paths, author names, notices) goes through ``clean``, and
-matches are always masked.
+matches are always masked, with the fixed mask the local hooks show (no length).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from spillguard.detection.redact import mask
-from spillguard.report.findings import shown_match
+from spillguard.detection.redact import fixed_mask
 from spillguard.report.sanitize import clean, clean_name
+from spillguard.report.shown_line import shown_match
 from spillguard.report.text_report import summary_lines
 from spillguard.sources.rawobjects import PATH_NAME, REF_NAME
 
@@ -34,7 +34,7 @@ def finding_line(finding: Finding) -> str:
     commit = finding.commit.id[:SHORT_ID] if finding.commit else "-"
     ref = clean_name(finding.ref or "-")
     where = f"{clean_name(finding.path)}:{finding.line}"
-    match = clean(shown_match(finding, plaintext=False))
+    match = clean(shown_match(finding))  # the fixed mask, as the local hooks show it
     return f"  {kind:<8}  {commit}  {ref}  {where}  {finding.rule}  {match}"
 
 
@@ -171,5 +171,5 @@ def _named_secrets(findings: Sequence[Finding]) -> list[str]:
 
 def _masked(line: str, secrets: Sequence[str]) -> str:
     for secret in secrets:
-        line = line.replace(secret, mask(secret))
+        line = line.replace(secret, fixed_mask(secret))
     return line

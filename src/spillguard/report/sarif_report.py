@@ -7,6 +7,15 @@ default ``columnKind``, and how the server's Java counts offsets) and left out w
 a long line was cut to its match. The commit goes in each result's properties: the
 repository URL that versionControlProvenance requires is not something a scan of a
 local repository knows.
+
+GitHub's code scanning checks what it uploads beyond the schema (sarif-multitool
+``validate --rule-kind "Gh;Sarif"``): each rule has a ``fullDescription``, and a
+``name`` that is not its ``id``. The tool's ``informationUri`` is where spillguard
+was installed from, as pip recorded it: the repository's page for ``pip install
+git+https://...`` (as the CI recipes install it), the rules' reference in the
+checkout for ``pip install .``. spillguard has no address of its own, and a package
+index page that does not exist is one anyone could register; with neither known the
+field is left out.
 """
 
 from __future__ import annotations
@@ -26,7 +35,6 @@ if TYPE_CHECKING:
     from spillguard.report import ReportOptions
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/spillguard/"
 #: The partialFingerprints key: the finding's location hashed (rule, path, commit, line,
 #: column), never its secret; v1 hashed the secret and is not produced any more.
 FINGERPRINT_KEY = "spillguardFingerprint/v2"
@@ -40,10 +48,17 @@ HELP = (
 def _descriptor(name: str, rule: Rule | None) -> dict[str, Any]:
     blocking = rule.blocking if rule is not None else True
     text = (rule.description if rule is not None else "") or f"Secret matched by {name}"
+    kind = {"builtin": "built-in"}.get(rule.kind, rule.kind) if rule is not None else "custom"
+    verdict = "blocks a commit or push" if blocking else "only warns"
+    full = f"{text.rstrip('.')}. Found by spillguard's {kind} rule {name}, which {verdict}."
+    descriptor: dict[str, Any] = {"id": name}
+    readable = display_name(name)
+    if readable != name:  # SARIF: a name equal to the id is left out
+        descriptor["name"] = readable
     return {
-        "id": name,
-        "name": name,
+        **descriptor,
         "shortDescription": {"text": text},
+        "fullDescription": {"text": full},
         "defaultConfiguration": {"level": "error" if blocking else "warning"},
         "help": {"text": HELP},
         "properties": {
@@ -54,6 +69,44 @@ def _descriptor(name: str, rule: Rule | None) -> dict[str, Any]:
             "source": rule.source if rule is not None else "unknown",
         },
     }
+
+
+def install_origin() -> str | None:
+    """Where pip installed spillguard from (PEP 610's ``direct_url.json``), if it knows."""
+    import importlib.metadata
+
+    try:
+        recorded = importlib.metadata.distribution("spillguard").read_text("direct_url.json")
+        url = json.loads(recorded or "{}").get("url")
+    except (importlib.metadata.PackageNotFoundError, ValueError, AttributeError):
+        return None
+    return url if isinstance(url, str) else None
+
+
+def information_uri(origin: str | None) -> str | None:
+    """A page about spillguard at ``origin``: the repository's, for a web address; the
+    rules' reference, for a checkout on this machine that has it."""
+    from urllib.parse import urlsplit
+
+    if origin is None:
+        return None
+    parts = urlsplit(origin)
+    if parts.scheme == "file":
+        from pathlib import Path
+        from urllib.request import url2pathname
+
+        reference = Path(url2pathname(parts.path), "docs", "configuration.md")
+        return reference.as_uri() + "#rules" if reference.is_file() else None
+    if parts.scheme not in {"https", "http"} or not parts.hostname:
+        return None
+    # Never the credentials a URL may carry (https://user:token@host/...).
+    host = parts.hostname if parts.port is None else f"{parts.hostname}:{parts.port}"
+    return f"{parts.scheme}://{host}{parts.path.removesuffix('.git')}"
+
+
+def display_name(rule: str) -> str:
+    """The rule's name for readers, in PascalCase: ``AWS_CLIENT_ID`` is ``AwsClientId``."""
+    return "".join(part[:1].upper() + part[1:].lower() for part in rule.split("_") if part)
 
 
 def _uri(path: str) -> str:
@@ -127,15 +180,13 @@ def sarif_document(result: ScanResult, options: ReportOptions) -> dict[str, Any]
     ]
     from spillguard import __version__
 
+    driver: dict[str, Any] = {"name": "spillguard", "version": __version__}
+    page = information_uri(install_origin())
+    if page is not None:
+        driver["informationUri"] = page
+    driver["rules"] = [_descriptor(name, known.get(name)) for name in names]
     run = {
-        "tool": {
-            "driver": {
-                "name": "spillguard",
-                "version": __version__,
-                "informationUri": INFORMATION_URI,
-                "rules": [_descriptor(name, known.get(name)) for name in names],
-            }
-        },
+        "tool": {"driver": driver},
         "invocations": [
             {
                 "executionSuccessful": not result.errors

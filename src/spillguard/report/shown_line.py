@@ -58,6 +58,16 @@ def shown_line(finding: Finding, *, plaintext: bool) -> ShownLine:
     return ShownLine(before=before, secret=secret, after=after, column=column)
 
 
+def shown_match(finding: Finding) -> str:
+    """The match alone as the terminal shows it: its secret part with the fixed mask
+    (what a pusher reads after ``remote:``, one finding a line)."""
+    if finding.secret_end < 0:
+        return fixed_mask(finding.match_text)
+    start, end = unquoted(finding.match_text, finding.secret_start, finding.secret_end)
+    text = finding.match_text
+    return text[:start] + fixed_mask(text[start:end]) + text[end:]
+
+
 def _mask_others(part: str, finding: Finding, offset: int) -> str:
     """``part`` (at ``offset`` in the line) with the line's other secrets masked."""
     pieces: list[str] = []

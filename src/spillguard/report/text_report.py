@@ -91,14 +91,16 @@ def finding_lines(result: ScanResult, options: ReportOptions) -> list[Line]:
             shown = _finding(finding, indent, options, descriptions.get(finding.rule, ""))
             lines.extend(shown)
             if is_blocking(finding):
-                lines.append([(indent + TAB, ""), (review_command(finding, staged=staged), "dim")])
+                hint = review_command(finding, staged=staged, command=options.command)
+                lines.append([(indent + TAB, ""), (hint, "dim")])
     return lines
 
 
-def review_command(finding: Finding, *, staged: bool) -> str:
+def review_command(finding: Finding, *, staged: bool, command: str = "spillguard") -> str:
     """The command that reviews this finding as a false positive, without its secret:
     by location when the path can be typed as shown, else by fingerprint. The commit
-    hook reads the staged reviewed file, so from a hook it stages it too."""
+    hook reads the staged reviewed file, so from a hook it stages it too. ``command``
+    runs spillguard where the reader is (the pre-commit framework's own interpreter)."""
     import shlex
 
     location = f"{finding.path}:{finding.line}"
@@ -106,8 +108,8 @@ def review_command(finding: Finding, *, staged: bool) -> str:
         location = f"{finding.commit.id[:SHORT_ID]}:{location}"
     plain = clean_name(finding.path) == finding.path and finding.path.isprintable()
     target = f"--at {shlex.quote(location)}" if plain else f"--fingerprint {finding.fingerprint}"
-    command = f"not a secret? spillguard review add {target}"
-    return command + f" && git add :/{REVIEWED_FILE}" if staged else command
+    hint = f"not a secret? {command} review add {target}"
+    return hint + f" && git add :/{REVIEWED_FILE}" if staged else hint
 
 
 def _commit_header(commit: CommitInfo, ref: str | None, options: ReportOptions) -> list[Line]:

@@ -262,7 +262,8 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
     ``merge_diffs``, merges' own lines are not (their messages are)."""
     started = time.monotonic()
     items = functools.partial(_commit_items, repo_path, max_size, merge_diffs)
-    job = _Job(ruleset=ruleset, items=items, native=native_matcher())
+    native = native_matcher(commits=len(commits), workers=_plan(commits, jobs)[1])
+    job = _Job(ruleset=ruleset, items=items, native=native)
     shown = progress or NullProgress()
     total = _judge_parts(job, commits, jobs, on_finding=on_finding, shown=shown, noun="commits")
     total.commits.update(commits)  # those that add no line were walked too
@@ -288,9 +289,8 @@ def scan_listed(  # noqa: PLR0913 - keyword-only knobs of one scan
     """Judge listed files (``file_items`` or ``tree_items`` reads a chunk of them) on
     ``jobs`` processes; same result as one."""
     started = time.monotonic()
-    job = _Job(
-        ruleset=ruleset, items=items, done_items=(Fragment, Skipped), native=native_matcher()
-    )
+    native = native_matcher(files=len(work), workers=_plan(work, jobs)[1])
+    job = _Job(ruleset=ruleset, items=items, done_items=(Fragment, Skipped), native=native)
     shown = progress or NullProgress()
     total = _judge_parts(job, work, jobs, on_finding=on_finding, shown=shown, noun="files")
     return total.result(started=started, notices=notices, scope="files")
@@ -306,6 +306,12 @@ def tree_items(git_dir: str, max_size: int) -> Callable[[Sequence[TreeFile]], So
     return functools.partial(read_tree_files, git_dir, max_size=max_size)
 
 
+def _plan(work: Sequence[_Unit], jobs: int) -> tuple[list[Sequence[_Unit]], int]:
+    """The work's chunks, and how many workers judge them."""
+    parts = chunks(work, worker_count(jobs, len(work)))
+    return parts, worker_count(jobs, len(parts))
+
+
 def _judge_parts(  # noqa: PLR0913 - the parts of one scan, each from its own place
     job: _Job,
     work: Sequence[_Unit],
@@ -317,8 +323,7 @@ def _judge_parts(  # noqa: PLR0913 - the parts of one scan, each from its own pl
 ) -> Tally:
     """The work's Tally, chunk by chunk in order, each judged by a worker while no
     rule has broken (and by this process after one has)."""
-    parts = chunks(work, worker_count(jobs, len(work)))
-    jobs = worker_count(jobs, len(parts))
+    parts, jobs = _plan(work, jobs)
     scanner = Scanner(job.ruleset, native=job.native)
     total = Tally()
     with _shown(shown, len(work), noun) as start_reading, _results(job, parts, jobs) as results:
