@@ -146,6 +146,7 @@ def test_ordinary_custom_rules_pass_the_backtracking_probe(pattern: str) -> None
         r"(?:ab)+c",
         r"(?:[a-z]+\.)+[a-z]{2,}:[0-9]{4,}",  # on a.a.a.a...
         r"\p{Alpha}+Z",  # regex-only syntax: runs of common characters probe it
+        r"key\s*[:=]?\s*tok_[a-z0-9]{8}",  # two repeats splitting one run of blanks
     ],
 )
 def test_a_rule_quadratic_on_long_lines_is_refused_at_load_naming_it(

@@ -187,6 +187,9 @@ def long_line_probes(pattern: str, candidates: str, length: int) -> list[str] | 
         # "keyakeyakeya..."): each time it is reached, the repeat runs to the end.
         reach = "".join(_sample(item) for item in before)
         probes.extend((reach + pump) * (length // len(reach + pump)) for pump in _pumps(body))
+        # Reached once and pumped to the end (a run of blanks after "(" for \(\s*[^)]*?,):
+        # two repeats that split one run try every split of it.
+        probes.extend(reach + pump * (length // len(pump)) for pump in _pumps(body))
         if len(body) == 1 and _single(body[0]):
             required = [*_required(before), body[0]]
             accepted = [c for c in candidates if all(_accepts(item, c, fold) for item in required)]
