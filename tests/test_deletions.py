@@ -1,20 +1,20 @@
-"""A push that only deletes refs is accepted as soon as its input is read; any other
-push, deletions among its updates or not, is judged whole."""
+"""A push that only deletes refs is accepted as soon as its input is read, by the
+server's pre-receive hook and the client's pre-push; any other push, deletions among
+its updates or not, is judged whole."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 
-from spillguard.hooks.deletions import only_deletions
+from spillguard.hooks.deletions import only_deletions, only_sent_deletions
+from testing.gitrepo import GitRepo
 from testing.server import Server, install_hook
 from testing.tokens import expand
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 OLD = "a" * 40
 ZERO = "0" * 40
@@ -90,3 +90,73 @@ def test_the_answer_loads_neither_rules_nor_git(server: Server, tmp_path: Path) 
     ours = {name for name in loaded if name.startswith("spillguard")}
     assert ours == {"spillguard", "spillguard.hooks", "spillguard.hooks.deletions"}
     assert not loaded & {"regex", "pygit2", "dataclasses", "subprocess"}
+
+
+@pytest.mark.parametrize(
+    ("text", "deletes"),
+    [
+        (f"(delete) {ZERO} refs/heads/gone {OLD}\n", True),
+        (f"(delete) {ZERO} refs/heads/a {OLD}\n(delete) {ZERO} refs/tags/b {OLD}\n", True),
+        (f"(delete) {'0' * 64} refs/heads/sha256 {'b' * 64}\n", True),
+        (f"refs/heads/main {'b' * 40} refs/heads/main {OLD}\n", False),
+        (
+            f"(delete) {ZERO} refs/heads/gone {OLD}\nrefs/heads/x {'b' * 40} refs/heads/x {ZERO}\n",
+            False,
+        ),
+        (f"(delete) {ZERO} refs/heads/gone\n", False),  # malformed: the whole hook says so
+        (f"(delete) {ZERO} refs/heads/gone {'A' * 40}\n", False),
+        ("", False),
+    ],
+)
+def test_only_sent_deletions(text: str, deletes: bool) -> None:
+    assert only_sent_deletions(text) is deletes
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> GitRepo:
+    """A clone with the pre-push hook, its origin holding main and two branches."""
+    root = tmp_path_factory.mktemp("pre-push-deletions")
+    GitRepo(root / "origin.git", bare=True)
+    repo = GitRepo(root / "work")
+    repo.git("remote", "add", "origin", str(root / "origin.git"))
+    repo.write("README.md", "hello\n")
+    repo.commit("base")
+    repo.git("push", "-q", "origin", "main", "main:doomed", "main:doomed-too")
+    installed = subprocess.run(
+        [sys.executable, "-m", "spillguard", "install", "pre-push"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert installed.returncode == 0, installed.stderr
+    return repo
+
+
+def _push(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    return subprocess.run(
+        ["git", "push", "origin", *args],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PATH": path},
+    )
+
+
+def test_a_pre_push_that_only_deletes_is_accepted_at_once(clone: GitRepo) -> None:
+    pushed = _push(clone, ":doomed")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "push accepted: it only deletes refs, nothing to judge" in pushed.stderr
+    assert "refs/heads/doomed\n" not in clone.git("ls-remote", "origin")
+
+
+def test_a_pre_push_deletion_beside_a_secret_is_judged_whole(clone: GitRepo) -> None:
+    clone.git("checkout", "-q", "-b", "leaky")
+    clone.write("k.env", f"AWS_ID={expand('AKIA{rand:A2:16}', 'pre-push-deletion')}\n")
+    clone.commit("a key")
+    pushed = _push(clone, ":doomed-too", "leaky")
+    assert pushed.returncode != 0
+    assert "AWS_CLIENT_ID" in pushed.stderr
+    assert "refs/heads/doomed-too\n" in clone.git("ls-remote", "origin")  # all or nothing
