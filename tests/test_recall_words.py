@@ -1,6 +1,8 @@
 """Secrets the vocabulary of names did not hold (issue 29, the blind corpus's §4 and
-§6): a random UUID where the name says token, secret or a credential's key, and
-the same shapes left alone where the name or the value says identifier."""
+§6): a pre-shared key, a password under a name glued to `pass`, a personal access
+token, a user:password pair under a credentials variable, an IPsec secrets line,
+and a random UUID where the name says token, secret or a credential's key; the
+same shapes left alone where the name or the value says something else."""
 
 from __future__ import annotations
 
@@ -75,3 +77,50 @@ def test_only_a_version_4_uuid_is_random() -> None:
     for template in (V1, V5, "{rand:h:8}-{rand:h:4}-4{rand:h:3}-c{rand:h:3}-{rand:h:12}"):
         assert not random_uuid(expand(template, "c"))
     assert not random_uuid("00000000-0000-0000-0000-000000000000")
+
+
+@pytest.mark.parametrize(
+    ("path", "template", "line"),
+    [
+        (
+            "system-connections/Office.nmconnection",
+            "[wifi-security]\nkey-mgmt=wpa-psk\npsk=Falcon{rand:0:4}!\n",
+            3,
+        ),
+        ("etc/ipsec.secrets", ': PSK "{rand:Aa0:20}!"\n', 1),
+        (
+            "home/.gitconfig",
+            "[sendemail]\n\tsmtpserver = smtp.example.org\n\tsmtppass = {rand:a0:16}\n",
+            3,
+        ),
+        ("config/app.php", "$config['dbpass'] = '{rand:Aa0:12}';\n", 1),
+        ("azure-pipelines.yml", "variables:\n  nugetFeedPat: {rand:a0:52}\n", 2),
+        ("Dockerfile", "ENV SIDEKIQ_PRO_CREDENTIALS={rand:h:8}:{rand:h:8}\n", 1),
+    ],
+)
+def test_a_credential_word_the_names_lacked_is_found(
+    scanner: Scanner, path: str, template: str, line: int
+) -> None:
+    assert line in _lines(scanner, template, path)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "if args.bypass: pass\n",
+        'encompass: "{rand:Aa0:12}"\n',
+        "self.renderPass = vk.createRenderPass(device, info)\n",
+        '"getpass": "password = getpass()",\n',
+        'psk_identity = "client1"\n',
+        "unsigned int psk_len = sizeof(psk);\n",
+        "psk: ${WIFI_PSK}\n",
+        "DOCS_PATH={rand:Aa0:40}\n",
+        'pat = re.compile(r"{rand:Aa0:40}")\n',
+        "SONAR_PAT={rand:a0:20}\n",
+        "AUTH=oauth:v2\n",
+        "SIDEKIQ_PRO_CREDENTIALS=${SIDEKIQ_USER}:${SIDEKIQ_PASS}\n",
+        ": RSA moonKey.pem\n",
+    ],
+)
+def test_the_same_words_in_other_senses_are_no_finding(scanner: Scanner, template: str) -> None:
+    assert _lines(scanner, template) == []
