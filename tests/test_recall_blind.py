@@ -19,9 +19,10 @@ from testing.recall.blind import DOCUMENTED_FAMILY, MARK, blind_corpus
 from testing.recall.families import Case
 
 #: Measured 446/547 (81.5 %) of the secrets found at efcf0a7, 477/547 (87.2 %) with
-#: the positional and command-line detectors; 4/209 near-misses flagged.
-RECALL_FLOOR = 0.85
-NEAR_MISSES_FLAGGED_AT_MOST = 4
+#: the positional and command-line detectors, 487/547 (89.0 %) with random UUIDs and
+#: the credential words (384ad75); 4/209 near-misses flagged, then 3/209.
+RECALL_FLOOR = 0.87
+NEAR_MISSES_FLAGGED_AT_MOST = 3
 
 
 @pytest.fixture(scope="module")
