@@ -54,7 +54,10 @@ def test_a_blocked_commit_passes_after_the_printed_command(hooked: GitRepo) -> N
     assert PASSWORD not in blocked.stderr
     assert AWS_KEY not in blocked.stderr
     assert blocked.stderr.splitlines()[:4] == [
-        "settings.py:1:16  GENERIC_PASSWORD  blocking  A password assigned a literal value",
+        (
+            "settings.py:1:16  GENERIC_PASSWORD  blocking  A password or pre-shared key (psk)"
+            " assigned a literal value"
+        ),
         '    db_password = "********"',
         "                   ^^^^^^^^",
         (
