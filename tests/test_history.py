@@ -133,7 +133,9 @@ def test_empty_repository_has_nothing_to_scan(repo: GitRepo, capsys) -> None:
     assert err == ""
 
 
-def test_merge_reports_only_lines_no_parent_had(repo: GitRepo, capsys) -> None:
+def _conflict_resolved_with_a_key(repo: GitRepo) -> str:
+    """A merge in progress whose conflict on conf.py line 1 is resolved with a key (not
+    yet committed), the side branch having added a key of its own; the side's id."""
     repo.write("conf.py", "a = 1\nb = 2\n")
     repo.commit("base")
     repo.git("checkout", "-q", "-b", "side")
@@ -145,6 +147,11 @@ def test_merge_reports_only_lines_no_parent_had(repo: GitRepo, capsys) -> None:
     repo.commit("main")
     repo.git("merge", "-q", "side", "-m", "merge", check=False)  # conflicts on conf.py line 1
     repo.write("conf.py", f"a = '{key('resolved')}'\nb = 2\n")
+    return side
+
+
+def test_merge_reports_only_lines_no_parent_had(repo: GitRepo, capsys) -> None:
+    side = _conflict_resolved_with_a_key(repo)
     merge = repo.commit("merge")
     code, report = scan(capsys, repo)
     assert code == 1
@@ -157,17 +164,7 @@ def test_no_merge_diffs_leaves_merges_own_lines_out_and_judges_their_messages(
     """What ``git log -p`` shows and other scanners judge: a conflict resolved with a
     key, and a merge that adds a file no parent has, are not judged; the merge's
     message and every other commit are."""
-    repo.write("conf.py", "a = 1\nb = 2\n")
-    repo.commit("base")
-    repo.git("checkout", "-q", "-b", "side")
-    repo.write("side.py", f"s = '{key('side')}'\n")
-    repo.write("conf.py", "a = 'side'\nb = 2\n")
-    side = repo.commit("side")
-    repo.git("checkout", "-q", "main")
-    repo.write("conf.py", "a = 'main'\nb = 2\n")
-    repo.commit("main")
-    repo.git("merge", "-q", "side", "-m", "merge", check=False)  # conflicts on conf.py line 1
-    repo.write("conf.py", f"a = '{key('resolved')}'\nb = 2\n")
+    side = _conflict_resolved_with_a_key(repo)
     repo.write("evil.py", f"e = '{key('evil')}'\n")
     repo.git("add", "evil.py")
     merge = repo.commit(f"merge, with {key('message')} in its message")

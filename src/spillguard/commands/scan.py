@@ -134,13 +134,10 @@ SHALLOW = (
 def _git_answers(repo: str, *args: str) -> str | None:
     """What git prints for ``args`` in ``repo``, or None when it fails or is not
     installed (the scan's own reader then says what it can read)."""
-    from spillguard.core import gitcommand
+    from spillguard.sources.gitcli import run_git
 
-    try:
-        done = gitcommand.run(gitcommand.command("-C", repo, *args))
-    except FileNotFoundError:
-        return None
-    return done.stdout.decode(errors="replace") if done.returncode == 0 else None
+    told = run_git("-C", repo, *args)
+    return None if told is None else told.decode(errors="replace")
 
 
 def _nothing_to_scan(options: ScanOptions) -> bool:
