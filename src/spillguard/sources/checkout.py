@@ -21,7 +21,6 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import re
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -142,6 +141,8 @@ def _read_tree(git_dir: str, commit: str) -> tuple[dict[str, str], dict[str, Wri
     """The commit's regular files (path -> blob) and the writing of those a checkout
     converts: its tree read into a scratch index, its attribute files asked of git
     (no system or user attribute file: a clone's checkout has the commit's alone)."""
+    import tempfile  # here: a commit whose attributes convert nothing never needs it
+
     with tempfile.TemporaryDirectory(prefix="spillguard-attributes-") as scratch:
         also = {"GIT_INDEX_FILE": str(Path(scratch, "index")), "GIT_ATTR_NOSYSTEM": "1"}
         base = (f"--git-dir={git_dir}", "-c", f"core.attributesFile={scratch}/absent")

@@ -9,7 +9,6 @@ the rules (a commit hook and the early listing of a history scan import it).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import weakref
 from typing import TYPE_CHECKING
@@ -127,6 +126,8 @@ def remote_tips(git_dir: str, url: str) -> list[str]:
 def git_dir_of(path: str) -> str:
     found = run_git("-C", path, "rev-parse", "--absolute-git-dir")
     if found is None:
+        import shutil  # here: its imports (bz2, lzma...) cost a commit hook ~1 ms
+
         if shutil.which("git") is None:  # say what is missing: the repository may be fine
             raise GitError("git is not installed (spillguard reads repositories with it)")
         raise GitError(f"{path}: not a git repository")
