@@ -10,11 +10,13 @@ import random
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spillguard.configuration.rules import builtin_rules
 from spillguard.core.decode import readings, wide_encoding
 from spillguard.core.models import Fragment, Rule, RuleSet
-from spillguard.detection.decoded import View, may_decode, views
+from spillguard.detection.decoded import View, _decoded, may_decode, views
 from spillguard.detection.engine import Scanner
 from testing.tokens import expand
 
@@ -90,9 +92,68 @@ def test_what_would_end_a_line_or_control_it_stays_escaped() -> None:
 
 def test_plain_text_has_no_views() -> None:
     text = "printf('%s', name);\nif (a && b) { x = y \\\n z; }\ncafé = 'naïve'\n"
-    assert may_decode(text)
+    assert may_decode(text)  # outside ASCII: the invisible characters are looked for
     assert views(text) == []
     assert not may_decode("x = 1\ny = 2\n")
+    # Code's backslashes, && and %s are no escapes, a translation's letters nothing
+    # a decoder reads: such fragments are not decoded.
+    assert not may_decode(text.replace("café = 'naïve'", "cafe = 'naive'"))
+    assert not may_decode('msgstr "Пароль: %s"\nmsgstr "密码"\n')
+
+
+def test_quoted_printable_alone_is_decoded() -> None:
+    """A mail that says it is quoted-printable, with none of the other forms' marks."""
+    mail = f"Content-Transfer-Encoding: quoted-printable\n\ntoken: {KEY[:4]}=5F{KEY[4:]}\n"
+    assert may_decode(mail)
+    assert decoded(mail) == [(2, f"token: {KEY[:4]}_{KEY[4:]}")]
+
+
+#: Pieces of text that hold, or nearly hold, what a decoder reads.
+_PIECES = (
+    "\\u0067",
+    "\\x41",
+    "\\/",
+    "\\",
+    "&#103;",
+    "&#x41",
+    "&amp;",
+    "&&",
+    "%41",
+    "%s",
+    "%",
+    "=3D",
+    "=41",
+    "=",
+    "quoted-printable",
+    "BEGIN ",
+    "é",
+    "\u200b",
+    "д",
+    "中",
+    "\x85",
+    "ghp_".encode("cp037").decode("latin-1"),
+    "a",
+    " ",
+    "\n",
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_every_line_a_decoder_changes_has_its_view(pieces: list[str]) -> None:
+    """``may_decode`` is the engine's gate to ``views``, and ``views`` looks only at
+    the lines it finds something on: neither may keep a line that decoding changes
+    (each line decoded on its own is the oracle) from its view."""
+    text = "".join(pieces)
+    printable = "=3D" in text or "quoted-printable" in text
+    changed = [
+        index
+        for index, line in enumerate(text.split("\n"))
+        if _decoded(line, printable=printable) != line and not line.rstrip("\r").endswith("=")
+    ]
+    if changed:
+        assert may_decode(text)
+        assert set(changed) <= {view.line for view in views(text)}
 
 
 def test_ebcdic_text_reads_as_the_ascii_it_holds() -> None:

@@ -77,16 +77,19 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 def may_decode(text: str) -> bool:
-    """Whether some line of ``text`` may read otherwise decoded: what each decoder
-    decodes is in it (a false positive costs a search, never a finding)."""
-    return (
-        "\\" in text
-        or "&" in text
-        or "%" in text
-        or "=3D" in text
-        or "BEGIN " in text
-        or not text.isascii()
-    )
+    """Whether some line of ``text`` reads otherwise decoded, as far as ``views`` can
+    tell without decoding: what a decoder reads is in it (an escape, a reference, a
+    percent-encoded byte, quoted-printable text, a key's armour, an invisible character,
+    a byte EBCDIC may have written). A few searches in C: code is full of backslashes,
+    ``&&`` and ``%s``, translations of letters outside ASCII, and none of those costs a
+    fragment its decoding."""
+    if "BEGIN " in text:
+        return True
+    if not text.isascii() and _compiled(_DECODABLE_OUTSIDE_ASCII).search(text):
+        return True
+    if ("\\" in text or "&" in text or "%" in text) and _compiled(_ESCAPE).search(text):
+        return True
+    return _quoted_printable(text) and _compiled(_SOFT_BREAK).search(text) is not None
 
 
 def views(text: str) -> list[View]:
@@ -119,7 +122,6 @@ _ESCAPE = r"\\[ux/]|&#|&[A-Za-z][A-Za-z0-9]{1,31};|%[0-9A-Fa-f]{2}"
 _SOFT_BREAK = r"(?m)=[0-9A-F]{2}|=\r?$"
 
 
-_OUTSIDE_ASCII = r"[^\x00-\x7f]"
 
 
 def _lines_to_decode(text: str, *, printable: bool) -> list[tuple[int, int]]:
@@ -128,7 +130,7 @@ def _lines_to_decode(text: str, *, printable: bool) -> list[tuple[int, int]]:
     if printable:
         searches.append(_compiled(_SOFT_BREAK))
     if not text.isascii():
-        searches.append(_compiled(_OUTSIDE_ASCII))
+        searches.append(_compiled(_DECODABLE_OUTSIDE_ASCII))
     lines: set[tuple[int, int]] = set()
     for search in searches:
         position = 0
@@ -245,6 +247,11 @@ _INVISIBLE = (
     "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001d173-\U0001d17a"
     "\U000e0000-\U000e0fff]"
 )
+
+#: What outside ASCII a decoder reads: an invisible character (``_INVISIBLE``), or a
+#: byte that is no ASCII read as Latin-1 (``_ebcdic`` reads only lines of such bytes).
+#: Letters of other scripts (a translation's Cyrillic or Chinese) are neither.
+_DECODABLE_OUTSIDE_ASCII = f"{_INVISIBLE[:-1]}\x80-\xff]"
 
 
 _UNPRINTABLE = r"[^\t\n\r\x20-\x7e]"

@@ -223,16 +223,18 @@ class Scanner:
         only their share of that pass. Past the deadline, OutOfTime holds the
         batch's findings so far and how many fragments were reached.
         """
+        decodable = None
         if self._index.always or len(fragments) < 2:
             hits: dict[int, list[_Hit]] = {}
             chosen: Iterable[int] = range(len(fragments))
             searched: set[int] = set()
         else:
             hits, worth = self._prefilter([fragment.text for fragment in fragments])
+            decodable = self._decodable(fragments)
             chosen = sorted(
                 worth.union(
                     self._triggered(fragments),
-                    self._decodable(fragments),
+                    decodable,
                     (
                         index
                         for index, fragment in enumerate(fragments)
@@ -248,7 +250,8 @@ class Scanner:
         try:
             for index in chosen:
                 found = hits.get(index, _NO_HITS if index in searched else None)
-                findings += self._scan(fragments[index], found)
+                views = None if decodable is None else index in decodable
+                findings += self._scan(fragments[index], found, views)
         except OutOfTime as stop:
             stop.findings[:0] = findings
             stop.reached = index + 1
@@ -310,10 +313,10 @@ class Scanner:
         return [index for index, fragment in enumerate(fragments) if fragment.path in paths]
 
     @staticmethod
-    def _decodable(fragments: Sequence[Fragment]) -> list[int]:
+    def _decodable(fragments: Sequence[Fragment]) -> set[int]:
         """The fragments that may hold a line whose decoded form differs (``decoded``):
         worth scanning whatever keywords they hold as stored."""
-        return [index for index, fragment in enumerate(fragments) if may_decode(fragment.text)]
+        return {index for index, fragment in enumerate(fragments) if may_decode(fragment.text)}
 
     def _could(self, text: str, hits: list[_Hit]) -> bool:
         """Whether some rule whose keyword the text holds could match in it: one whose
@@ -330,8 +333,11 @@ class Scanner:
         (or dropped, without ``include_allowlisted``); every one hidden is counted."""
         return self._scan(fragment, None)
 
-    def _scan(self, fragment: Fragment, hits: list[_Hit] | None) -> list[Finding]:
-        """``scan``, with the text's keyword hits when a batch's search found them."""
+    def _scan(
+        self, fragment: Fragment, hits: list[_Hit] | None, decodable: bool | None = None
+    ) -> list[Finding]:
+        """``scan``, with the text's keyword hits when a batch's search found them, and
+        whether it ``may_decode`` when the batch asked."""
         exempt = self._path_exempt(fragment.path)
         # Compared once here, not per line: equal sets of 288 names compare name by name.
         everything = exempt is self._all_names or exempt == self._all_names
@@ -342,13 +348,13 @@ class Scanner:
             # judged with the lines around it, which hold a finding's other half only
             own = range(fragment.start_line, fragment.start_line + _line_count(fragment.text))
             fragment = _in_context(fragment)
-            hits = None
+            hits = decodable = None  # both were of the text without its context
         try:
             lines = self._candidates(fragment.text, fragment.path, hits)
             self._judge_lines(
                 fragment, lines, exempt, findings, judged, everything=everything, own=own
             )
-            if may_decode(fragment.text):
+            if may_decode(fragment.text) if decodable is None else decodable:
                 self._judge_views(
                     fragment, exempt, findings, judged, everything=everything, own=own
                 )
