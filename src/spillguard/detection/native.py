@@ -59,7 +59,7 @@ class NativeMatcher:
     thread scans in its own clone of the scratch. One scratch for all made a scan that
     met another fail (``ScratchInUseError``), and its repository "unreadable"."""
 
-    __slots__ = ("_database", "_patterns", "_scratch", "_threads")
+    __slots__ = ("_database", "_found", "_patterns", "_scratch", "_threads")
 
     def __init__(
         self, database: Any, rules: tuple[tuple[str, int], ...], patterns: tuple[int, ...]
@@ -72,6 +72,9 @@ class NativeMatcher:
         self._scratch = hyperscan.Scratch(database)  # cloned, never scanned in
         self._threads = threading.local()
         self._patterns = dict(zip(rules, patterns, strict=True))
+        #: The patterns found in each line scanned lately: a history adds the same line
+        #: again and again (two in five of git/git's candidate lines are repeats).
+        self._found: dict[str, frozenset[int]] = {}
 
     def patterns_of(self, rules: Iterable[Rule]) -> tuple[int, ...]:
         """Each rule's pattern in the database, or NO_PATTERN: a rule the database was
@@ -87,6 +90,20 @@ class NativeMatcher:
         """Those of ``rules`` (indexes into ``patterns``, of ``patterns_of``) that can
         match somewhere in ``line`` (ASCII): those whose loosened patterns match in
         it, and those without one."""
+        found = self._found.get(line)
+        if found is None:
+            found = self._scan(line)
+            if len(line) <= _REMEMBERED_LENGTH:
+                if len(self._found) >= _REMEMBERED_LINES:
+                    self._found.clear()
+                self._found[line] = found
+        return [
+            index for index in rules if patterns[index] == NO_PATTERN or patterns[index] in found
+        ]
+
+
+    def _scan(self, line: str) -> frozenset[int]:
+        """The patterns whose loosened forms match in ``line``, by one scan."""
         found: set[int] = set()
         scratch = getattr(self._threads, "scratch", None)
         if scratch is None:
@@ -94,9 +111,13 @@ class NativeMatcher:
         self._database.scan(
             line.encode("ascii"), match_event_handler=_add, context=found, scratch=scratch
         )
-        return [
-            index for index in rules if patterns[index] == NO_PATTERN or patterns[index] in found
-        ]
+        return frozenset(found)
+
+
+#: Lines remembered by ``NativeMatcher.possible``, at most, and their longest: a few
+#: megabytes of a worker's memory.
+_REMEMBERED_LINES = 1 << 14
+_REMEMBERED_LENGTH = 200
 
 
 def _add(pattern: int, _start: int, _end: int, _flags: int, found: set[int]) -> None:
