@@ -299,6 +299,9 @@ class Scanner:
                 hits = found[index] = []
             hits.append((position - start, rules))
         worth = {index for index, hits in found.items() if self._could(texts[index], hits)}
+        # Hits no rule can turn into a finding are none: the text is judged without them.
+        for index in found.keys() - worth:
+            del found[index]
         return found, worth | odd
 
     def _triggered(self, fragments: Sequence[Fragment]) -> list[int]:
@@ -321,12 +324,24 @@ class Scanner:
     def _could(self, text: str, hits: list[_Hit]) -> bool:
         """Whether some rule whose keyword the text holds could match in it: one whose
         required strings it holds too (a lockfile's every URL hits the URL rules'
-        keyword, and none holds the ``@`` they require)."""
+        keyword, and none holds the ``@`` they require), and, with the native
+        prefilter, whose loosened pattern matches somewhere in the text (ASCII).
+
+        The text's lines joined are searched at once: a loosened pattern has no
+        anchors nor lookarounds, and a newline is a boundary as a line's ends are,
+        so it matches in the text wherever it matches in one of its lines. Nine in
+        ten of git/git's texts with a keyword some rule requires no more of are
+        passed over so, every line of them unjudged."""
         rules = frozenset().union(*[rules for _, rules in hits])
-        if not self._unconditional.isdisjoint(rules):
-            return True
         requires = self._requires
-        return any(_holds(requires[index], text) for index in rules)
+        possible = [
+            index
+            for index in rules
+            if index in self._unconditional or _holds(requires[index], text)
+        ]
+        if not possible or self._native is None or not text.isascii():
+            return bool(possible)
+        return bool(self._native.possible(text, possible, self._native_patterns))
 
     def scan(self, fragment: Fragment) -> list[Finding]:
         """The findings of one fragment, reviewed ones removed, allowlisted ones flagged
