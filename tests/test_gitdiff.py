@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import re
 import subprocess
@@ -14,6 +13,7 @@ import pytest
 from spillguard import git as libgit
 from spillguard.core.decode import LARGE_BINARY
 from spillguard.core.models import CommitInfo, Fragment, Selection, Skipped
+from spillguard.core.values import replace
 from spillguard.sources import gitdiff
 from spillguard.sources.blobsizes import BlobSizes
 from spillguard.sources.commits import iter_walked_commit, text_added
@@ -627,11 +627,11 @@ def test_commit_details_from_git_are_libgit2_s(tmp_path) -> None:
         for i in expected
         if isinstance(i, Fragment) and i.commit and i.commit.id == str(recoded.id)
     )
-    shown = dataclasses.replace(info, message="caf\xe9\n")
+    shown = replace(info, message="caf\xe9\n")
     assert fast(opened, commits) == [
-        dataclasses.replace(item, commit=shown, text=shown.message)
+        replace(item, commit=shown, text=shown.message)
         if isinstance(item, Fragment) and item.commit == info and item.path == "<commit message>"
-        else dataclasses.replace(item, commit=shown)
+        else replace(item, commit=shown)
         if isinstance(item, Fragment) and item.commit == info
         else item
         for item in expected

@@ -6,6 +6,7 @@ it as it was; accepted ones go to branch names no other test uses.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -95,6 +96,28 @@ def test_blocking_finding_rejects_push_and_shows_it_masked(server: Server) -> No
     assert "git commit --amend" in output
     assert "pragma: allowlist-secret" in output
     assert server.refs() == before
+
+
+def test_the_hook_defines_no_dataclass(server: Server) -> None:
+    """The hook, a finding reported, never imports ``dataclasses`` (nor ``inspect``
+    and ``ast``, which it brings: a sixth of a hook's start-up), nor libgit2."""
+    hook = server.bare.path / "hooks" / "pre-receive"
+    installed = hook.read_text()
+    modules = "{'pygit2', 'dataclasses', 'inspect', 'ast'}"
+    code = (
+        "import sys; from spillguard.cli import main; code = main(['hook', 'pre-receive']); "
+        f"print('loaded:', *sorted({modules} & sys.modules.keys()), file=sys.stderr); "
+        "sys.exit(code)"
+    )
+    hook.write_text(f'#!/bin/sh\nexec "{sys.executable}" -c "{code}"\n')
+    try:
+        commit(server, "a.env", f"AWS_ID={aws_key('imports')}\n")
+        code_, output = server.push("HEAD:refs/heads/imports")
+    finally:
+        hook.write_text(installed)
+    assert code_ != 0
+    assert "AWS_CLIENT_ID" in output
+    assert regex.search(r"loaded:\s*$", output, flags=regex.MULTILINE), output
 
 
 def test_clean_push_is_accepted(server: Server) -> None:

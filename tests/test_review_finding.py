@@ -6,7 +6,6 @@ is reviewed from what its report shows, and the next commit passes.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import re
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from spillguard.cli import main
+from spillguard.core.values import replace
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
 
@@ -249,7 +249,7 @@ def test_every_rules_examples_clear_with_one_review_of_each_value_shown() -> Non
     assert {finding.path for finding in found} == {example.path for example in examples}
     entries = {ReviewedEntry(digest=reviewed_digest(secret_of(f), "salt")) for f in found}
     shown = {(finding.path, finding.line): finding for finding in found}
-    left = Scanner(dataclasses.replace(rules, reviewed=tuple(entries))).scan_batch(examples)
+    left = Scanner(replace(rules, reviewed=tuple(entries))).scan_batch(examples)
     for finding in left:
         start = finding.line_offset_start + finding.secret_start
         end = finding.line_offset_start + finding.secret_end

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import os
 import re
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from spillguard.core import methods
-
-# Before any class of the package is defined (the options below and all they bring):
-# their dataclass methods come compiled. Here, not in the package's __init__: a push
-# that only deletes refs is answered (``__main__``) before anything defines a class.
-methods.install()
-
-from spillguard.commands.options import CommonOptions, HookOptions, ScanOptions  # noqa: E402
-from spillguard.core.errors import ExitCode, SpillguardError, missing_object  # noqa: E402
-from spillguard.report import FORMATS  # noqa: E402
+from spillguard.commands.options import CommonOptions, HookOptions, ScanOptions
+from spillguard.core.errors import ExitCode, SpillguardError, missing_object
+from spillguard.report import FORMATS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -361,6 +353,8 @@ def _audit_arguments(audit: argparse.ArgumentParser) -> None:
 
 
 def _audit(args: argparse.Namespace) -> int:
+    import dataclasses  # here: the hooks define no dataclass
+
     from spillguard.audit.command import AuditOptions, run_audit_command
 
     values = vars(args)
@@ -461,6 +455,8 @@ def _common(args: argparse.Namespace) -> CommonOptions:
 
 def _sync(args: argparse.Namespace) -> SyncOptions:
     """The sync options, each field from the parsed argument of its name."""
+    import dataclasses  # here: the hooks define no dataclass
+
     from spillguard.commands.setup_options import SyncOptions
 
     names = (field.name for field in dataclasses.fields(SyncOptions))

@@ -6,22 +6,22 @@ marks its scans the same way after a rule change, and rescans them.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from typing import TYPE_CHECKING
+
+from spillguard.core.values import Record, compared
 
 if TYPE_CHECKING:
     from spillguard.configuration.config import Config
 
 
 def _described(value: object) -> str:
-    """A dataclass by its compared fields, shallowly: a nested value by its repr (a
+    """A value by its compared fields, shallowly: a nested value by its repr (a
     compiled pattern's repr is its pattern and flags). A rule's compiled pattern is a
-    cache (compare=False): its regexp is the rule. Shallow, because a thousand rules
+    cache (not compared): its regexp is the rule. Shallow, because a thousand rules
     described field by field, deeply, cost a fifth of a second per repository."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = [f.name for f in dataclasses.fields(value) if f.compare and f.name != "rules"]
-        return repr([(name, getattr(value, name)) for name in fields])
+    if isinstance(value, Record):
+        return repr([(name, field) for name, field in compared(value) if name != "rules"])
     return repr(value)
 
 

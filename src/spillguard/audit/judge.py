@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from spillguard.audit.fingerprint import config_fingerprint
 from spillguard.audit.model import BranchOutcome, Outcome, StoredFinding
 from spillguard.core.errors import GitError, SpillguardError, missing_object
+from spillguard.core.values import replace
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -62,8 +63,8 @@ def _audit(task: Task, deadline: float | None) -> Outcome:
         read_file=partial(default_branch_file, repo),
     )
     # Allowlisted and reviewed findings are kept, flagged, so that exports can include them.
-    ruleset = dataclasses.replace(config.ruleset, include_allowlisted=True, include_reviewed=True)
-    config = dataclasses.replace(config, ruleset=ruleset)
+    ruleset = replace(config.ruleset, include_allowlisted=True, include_reviewed=True)
+    config = replace(config, ruleset=ruleset)
     fingerprint = config_fingerprint(config)
     names = sorted(repo.branches.local) if task.branches else [default]
     chosen = [

@@ -8,7 +8,6 @@ from ``.spillguard.toml`` on the default branch as it was before this push.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import io
 import time
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 from spillguard.configuration.loading import default_branch_file_cli, load_server_config
 from spillguard.core import gitcommand
 from spillguard.core.errors import ConfigError, ExitCode, GitError, UsageError
+from spillguard.core.values import Frozen, fill, replace
 from spillguard.hooks.pre_receive import (
     SHORT_ID,
     Verdict,
@@ -75,10 +75,11 @@ def run_pre_receive_command(
         ) from None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Push:
+class _Push(Frozen):
     """The hook's whole context: its options, the pushed ref updates, the bare
     repository, git's environment, the pusher's stream, when the hook started."""
+
+    __slots__ = ("common", "environ", "repo_dir", "started", "stream", "updates")
 
     common: CommonOptions
     updates: tuple[RefUpdate, ...]
@@ -86,6 +87,18 @@ class _Push:
     environ: Mapping[str, str]
     stream: TextIO
     started: float
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        *,
+        common: CommonOptions,
+        updates: tuple[RefUpdate, ...],
+        repo_dir: str,
+        environ: Mapping[str, str],
+        stream: TextIO,
+        started: float,
+    ) -> None:
+        fill(self, locals())
 
 
 def _judge_by_git(push: _Push) -> int:
@@ -114,7 +127,7 @@ def _report(push: _Push, scan: PushScan, config: Config) -> int:
     advertised = config.bypass_tokens if config.advertise_bypass_token else ()
     # The time the pusher waited: the hook's, git's listing of the push included.
     seconds = time.monotonic() - push.started
-    result = dataclasses.replace(result, stats=dataclasses.replace(result.stats, seconds=seconds))
+    result = replace(result, stats=replace(result.stats, seconds=seconds))
     lines = push_lines(
         result,
         verdict=decision.message,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from functools import partial
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.core.errors import UsageError
+from spillguard.core.values import replace
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -276,8 +276,8 @@ def _config(options: ScanOptions, root: str) -> Config:
         config = load_bare_config(root, common.config)
         if not common.include_allowlisted:
             return config
-        ruleset = dataclasses.replace(config.ruleset, include_allowlisted=True)
-        return dataclasses.replace(config, ruleset=ruleset)
+        ruleset = replace(config.ruleset, include_allowlisted=True)
+        return replace(config, ruleset=ruleset)
     return load_config(
         root=root,
         config_path=common.config,

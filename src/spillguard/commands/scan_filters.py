@@ -7,10 +7,10 @@ filters the findings it holds; a server rule name stands for its local rules.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from spillguard.core.errors import UsageError
+from spillguard.core.values import replace
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 def with_reviewed(options: ScanOptions, config: Config) -> Config:
     if not options.include_reviewed:
         return config
-    ruleset = dataclasses.replace(config.ruleset, include_reviewed=True)
-    return dataclasses.replace(config, ruleset=ruleset)
+    ruleset = replace(config.ruleset, include_reviewed=True)
+    return replace(config, ruleset=ruleset)
 
 
 def selected_rules(options: ScanOptions, config: Config) -> frozenset[str] | None:
@@ -65,4 +65,4 @@ def filtered(result: ScanResult, selected: frozenset[str] | None) -> ScanResult:
     if selected is None:
         return result
     kept = tuple(finding for finding in result.findings if finding.rule in selected)
-    return dataclasses.replace(result, findings=kept)
+    return replace(result, findings=kept)

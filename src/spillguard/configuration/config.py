@@ -8,13 +8,13 @@ per-repository configuration file.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import Rule, RuleSet
+from spillguard.core.values import Frozen, fill
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -40,43 +40,97 @@ class Layer(NamedTuple):
     data: Mapping[str, Any]
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Config:
+class Config(Frozen):
     """Everything resolved: the rule set, the settings and where each came from."""
 
+    __slots__ = (
+        "advertise_bypass_token",
+        "bypass_push_option",
+        "bypass_tokens",
+        "deduplicate_exports",
+        "hook_mode",
+        "include_plaintext_in_exports",
+        "layers",
+        "locked_rules",
+        "max_commits",
+        "max_file_size",
+        "notices",
+        "on_error",
+        "on_unreachable",
+        "on_unscannable",
+        "origins",
+        "repository_config",
+        "require_review_reason",
+        "ruleset",
+        "settings",
+        "sync",
+        "time_budget",
+    )
+
     ruleset: RuleSet
-    hook_mode: str = "block"
-    max_file_size: int = 10 * 1024 * 1024
-    include_plaintext_in_exports: bool = False
-    deduplicate_exports: bool = True
-    require_review_reason: bool = False
-    repository_config: bool = False
-    locked_rules: frozenset[str] = frozenset()
+    hook_mode: str
+    max_file_size: int
+    include_plaintext_in_exports: bool
+    deduplicate_exports: bool
+    require_review_reason: bool
+    repository_config: bool
+    locked_rules: frozenset[str]
     #: A commit whose message contains one of these is not scanned by the hooks:
     #: spillguard's own marker and the server app's documented one.
-    bypass_tokens: tuple[str, ...] = ("skip-secret-scan", "skip-soteri-security-check")
+    bypass_tokens: tuple[str, ...]
     #: Whether a rejected push's advice tells the pusher about the bypass tokens.
-    advertise_bypass_token: bool = False
+    advertise_bypass_token: bool
     #: ``git push -o NAME`` accepts the whole push unscanned (break-glass); "" is off.
-    bypass_push_option: str = ""
-    time_budget: float = 60.0
-    max_commits: int = 10000
-    on_error: str = "reject"
+    bypass_push_option: str
+    time_budget: float
+    max_commits: int
+    on_error: str
     #: What content left unread (a binary over max_file_size) does: "reject" or
     #: "accept"; None (unset) rejects a push and only names it in local hooks and scans.
-    on_unscannable: str | None = None
+    on_unscannable: str | None
     #: What objects a push carries that no pushed ref reaches do: "reject" the push,
     #: or "judge" them whole.
-    on_unreachable: str = "reject"
-    sync: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    on_unreachable: str
+    sync: Mapping[str, Any]
     #: (setting, source) for every setting a layer set, in the order applied;
     #: a table's keys appear dotted ("hook.mode").
-    origins: tuple[tuple[str, str], ...] = ()
-    notices: tuple[str, ...] = ()
+    origins: tuple[tuple[str, str], ...]
+    notices: tuple[str, ...]
     #: (role, source) of every layer applied, lowest first.
-    layers: tuple[tuple[str, str], ...] = ()
+    layers: tuple[tuple[str, str], ...]
     #: Every setting as resolved, by its configuration key (tables as dicts).
-    settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    settings: Mapping[str, Any]
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        *,
+        ruleset: RuleSet,
+        hook_mode: str = "block",
+        max_file_size: int = 10 * 1024 * 1024,
+        include_plaintext_in_exports: bool = False,
+        deduplicate_exports: bool = True,
+        require_review_reason: bool = False,
+        repository_config: bool = False,
+        locked_rules: frozenset[str] = frozenset(),
+        bypass_tokens: tuple[str, ...] = ("skip-secret-scan", "skip-soteri-security-check"),
+        advertise_bypass_token: bool = False,
+        bypass_push_option: str = "",
+        time_budget: float = 60.0,
+        max_commits: int = 10000,
+        on_error: str = "reject",
+        on_unscannable: str | None = None,
+        on_unreachable: str = "reject",
+        sync: Mapping[str, Any] | None = None,
+        origins: tuple[tuple[str, str], ...] = (),
+        notices: tuple[str, ...] = (),
+        layers: tuple[tuple[str, str], ...] = (),
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        if sync is None:
+            sync = {}
+        if settings is None:
+            settings = {}
+        fill(self, locals())
 
 
 def parse_toml(text: str, source: str) -> dict[str, Any]:

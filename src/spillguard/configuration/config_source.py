@@ -13,7 +13,6 @@ server's way for pre-push, and for every command once the repository is synced.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
@@ -25,6 +24,7 @@ from spillguard.configuration.files import (
 )
 from spillguard.configuration.reviewed import REVIEWED_FILE
 from spillguard.core import gitcommand
+from spillguard.core.values import Frozen, fill
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -37,12 +37,16 @@ FILES = (REPOSITORY_FILE, SERVER_REPOSITORY_FILE, REVIEWED_FILE)
 _REGULAR = (b"100644", b"100755")
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(Frozen):
     """The reader to use, and the notes that explain it to the user."""
 
+    __slots__ = ("notices", "read")
+
     read: FileReader
-    notices: tuple[str, ...] = ()
+    notices: tuple[str, ...]
+
+    def __init__(self, read: FileReader, notices: tuple[str, ...] = ()) -> None:
+        fill(self, locals())
 
 
 def choose(local: FileReader, *, repo_dir: str, remote: str | None = None) -> Choice:

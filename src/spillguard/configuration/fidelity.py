@@ -12,10 +12,10 @@ Pure functions over the cache's data (``sync_cache`` documents its format):
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from spillguard.configuration.rules.server_names import local_rules
+from spillguard.core.values import replace
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Mapping
@@ -130,7 +130,7 @@ def bind_reviewed(
         names = local_rules(entry.rule, builtin_names)
         if not names:
             unknown.add(entry.rule)
-        bound.extend(dataclasses.replace(entry, rule=name) for name in names or (None,))
+        bound.extend(replace(entry, rule=name) for name in names or (None,))
     if not unknown:
         return tuple(bound), None
     notice = (

@@ -9,7 +9,6 @@ per-repository ``.spillguard.toml``; command-line flags.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +34,7 @@ from spillguard.configuration.sync_cache import (
     load_synced,
 )
 from spillguard.core.errors import ConfigError
+from spillguard.core.values import replace
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -224,7 +224,7 @@ def _repository_reader(
 def _with_notices(config: Config, notices: tuple[str, ...]) -> Config:
     if not notices:
         return config
-    return dataclasses.replace(config, notices=(*notices, *config.notices))
+    return replace(config, notices=(*notices, *config.notices))
 
 
 def _synced(root: str, environ: Mapping[str, str], layers: list[Layer]) -> SyncedConfig:

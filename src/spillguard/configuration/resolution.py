@@ -10,7 +10,6 @@ The rules of precedence, as on the server app:
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from spillguard.configuration import schema
@@ -21,6 +20,7 @@ from spillguard.configuration.config import (
     compile_path_pattern,
 )
 from spillguard.core.models import PasswordFilters, ReviewedEntry, Rule, RuleSet
+from spillguard.core.values import replace
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -59,7 +59,7 @@ def default_settings() -> dict[str, Any]:
 
 
 def _switched(rule: Rule, *, enabled: bool, source: str) -> Rule:
-    """``dataclasses.replace(rule, enabled=..., source=...)`` at a fraction of its cost:
+    """``replace(rule, enabled=..., source=...)`` at a fraction of its cost:
     after a sync the server's list turns off most built-in rules, on every commit. The
     copy's fields are the rule's, as one dictionary (a frozen class refuses
     ``setattr``)."""
@@ -251,8 +251,7 @@ class Resolution:
         if not self.repository_warn:
             return rules
         return tuple(
-            rule if rule.name in self.locked else dataclasses.replace(rule, blocking=False)
-            for rule in rules
+            rule if rule.name in self.locked else replace(rule, blocking=False) for rule in rules
         )
 
     def config(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from spillguard.configuration.config import SERVER_REPOSITORY_FILE, Layer, layer_from_table
 from spillguard.core.errors import ConfigError
+from spillguard.core.values import replace
 
 if TYPE_CHECKING:
     import yaml
@@ -47,8 +48,6 @@ def load_server_yaml(text: str, *, source: str) -> Layer:
 
 def _custom_rules(node: yaml.Node, source: str) -> dict[str, Any]:
     """Each rule compiled and checked at its own line; the rule's source is the file."""
-    import dataclasses
-
     import yaml
 
     if not isinstance(node, yaml.MappingNode):
@@ -62,7 +61,7 @@ def _custom_rules(node: yaml.Node, source: str) -> dict[str, Any]:
         if not isinstance(pattern, str):
             raise ConfigError(f"{where}: custom rule {name} must be a regexp string")
         layer = layer_from_table({"custom_rules": {name: pattern}}, source=where, role="repository")
-        rules[name] = dataclasses.replace(layer.data["custom_rules"][name], source=source)
+        rules[name] = replace(layer.data["custom_rules"][name], source=source)
     return rules
 
 

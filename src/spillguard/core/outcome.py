@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from spillguard.core.errors import ExitCode
+from spillguard.core.values import replace
 
 if TYPE_CHECKING:
     from spillguard.core.models import Finding, ScanResult, Skipped
@@ -49,7 +49,7 @@ def local_unscannable(result: ScanResult, policy: str | None) -> ScanResult:
     rejecting = policy == "reject"
     notice = f"{name_unjudged(unread)} (on_unscannable = {policy or 'unset: a notice'})"
     skipped = tuple(
-        dataclasses.replace(skip, failed=True) if rejecting and skip.unjudged else skip
+        replace(skip, failed=True) if rejecting and skip.unjudged else skip
         for skip in result.skipped
     )
-    return dataclasses.replace(result, skipped=skipped, notices=(*result.notices, notice))
+    return replace(result, skipped=skipped, notices=(*result.notices, notice))

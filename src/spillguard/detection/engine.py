@@ -9,7 +9,6 @@ text never reaches a regular expression.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import itertools
 import operator
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from spillguard.core.archives import SEPARATOR as ARCHIVE_SEPARATOR
 from spillguard.core.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
+from spillguard.core.values import replace
 from spillguard.detection.allowlist import has_pragma, path_allowlisted
 from spillguard.detection.checksums import fails_published_check, passes
 from spillguard.detection.decoded import View, may_decode, views
@@ -616,7 +616,7 @@ class Scanner:
         finding = self._judge_line(fragment, line, shown)
         if finding is None or finding.truncated:
             return finding
-        return dataclasses.replace(finding, hidden=self._other_secrets(line, rule_indexes, finding))
+        return replace(finding, hidden=self._other_secrets(line, rule_indexes, finding))
 
     def _judge_line(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int]
@@ -661,7 +661,7 @@ class Scanner:
             return None
         position, match = first_reviewed
         finding = self._finding_of(fragment, line, rule_indexes[position:], match)
-        return dataclasses.replace(finding, reviewed=True, blocking=False)
+        return replace(finding, reviewed=True, blocking=False)
 
     def _finding_of(
         self, fragment: Fragment, line: _Line, rule_indexes: list[int], match: regex.Match[str]
@@ -679,16 +679,14 @@ class Scanner:
         finding = (
             _finding(fragment, line, rule, match, allowlisted=pragma)
             if shown is line
-            else dataclasses.replace(
-                _finding_below(fragment, line, shown, rule, match), allowlisted=pragma
-            )
+            else replace(_finding_below(fragment, line, shown, rule, match), allowlisted=pragma)
         )
         if finding.truncated:
             return finding
         # Only this match is reported, but the line is shown with it: the
         # other secrets on it must be masked as well.
         hidden = self._other_secrets(shown, rule_indexes, finding)
-        return dataclasses.replace(finding, hidden=hidden)
+        return replace(finding, hidden=hidden)
 
     def _first_unreviewed(
         self, index: int, line: _Line, covered: list[tuple[int, int]]
@@ -1184,6 +1182,4 @@ def _as_written(rule: Rule, match: regex.Match[str]) -> str:
 
 
 def _replace_allowlisted(finding: Finding) -> Finding:
-    from dataclasses import replace
-
     return replace(finding, allowlisted=True)

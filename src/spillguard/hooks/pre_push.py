@@ -14,7 +14,6 @@ reads stdin itself, the range comes from ``PRE_COMMIT_FROM_REF`` and
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ from spillguard import git
 from spillguard.configuration.loading import load_config
 from spillguard.core.errors import GitError, UsageError
 from spillguard.core.models import RefUpdate, is_zero_id
+from spillguard.core.values import Frozen, Record, fill, replace
 from spillguard.hooks.bypass import bypass_token_in
 from spillguard.scanning.run import run_scan
 
@@ -72,12 +72,16 @@ def framework_updates(environ: Mapping[str, str]) -> tuple[RefUpdate, ...] | Non
     return None
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Remote:
+class _Remote(Frozen):
     """The remote pushed to, as git names it to the hook: its name and URL."""
+
+    __slots__ = ("name", "url")
 
     name: str | None
     url: str | None
+
+    def __init__(self, name: str | None, url: str | None) -> None:
+        fill(self, locals())
 
 
 def _pushed_source(
@@ -188,12 +192,19 @@ def _commits_here(git_dir: str, objects: Sequence[str]) -> list[str]:
     return [line for line in listed.decode().split("\n") if line and " " not in line]
 
 
-@dataclasses.dataclass(slots=True)
-class _Skipped:
+class _Skipped(Record):
     """The notices of a pre-push scan and the commits the bypass token kept from it."""
 
+    __slots__ = ("commits", "notices")
+
     notices: list[str]
-    commits: list[str] = dataclasses.field(default_factory=list)
+    commits: list[str]
+
+    def __init__(self, notices: list[str], commits: list[str] | None = None) -> None:
+        if commits is None:
+            commits = []
+        self.notices = notices
+        self.commits = commits
 
 
 def _bypassed(commit: str, message: str, config: Config, skipped: _Skipped) -> bool:
@@ -244,4 +255,4 @@ def run_pre_push(  # noqa: PLR0913 - keyword-only options of one call
     skipped = _Skipped(notices=list(config.notices))
     items = _pushed_source(updates, _Remote(remote, url), config, skipped)
     result = run_scan(items, config.ruleset, notices=skipped.notices)
-    return dataclasses.replace(result, bypassed=tuple(skipped.commits)), config
+    return replace(result, bypassed=tuple(skipped.commits)), config

@@ -8,7 +8,6 @@ push is still a finding), within the administrator's time budget and commit cap.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import time
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 from spillguard.core.errors import ExitCode, SpillguardError, UsageError
 from spillguard.core.models import RefUpdate, ScanResult, is_zero_id
 from spillguard.core.outcome import is_blocking, name_unjudged, unjudged
+from spillguard.core.values import Frozen, Record, fill, replace
 from spillguard.hooks.bypass import bypass_token_in, not_scanned
 
 if TYPE_CHECKING:
@@ -56,30 +56,66 @@ def parse_ref_updates(text: str) -> tuple[RefUpdate, ...]:
     return tuple(updates)
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class PushScan:
+class PushScan(Frozen):
     """What was judged, and why part of the push was not (None when all of it was)."""
+
+    __slots__ = ("commits", "incomplete", "refs", "result", "unreached")
 
     result: ScanResult
     #: Updated refs (deletions excluded) and the new commits they bring.
     refs: int
-    commits: int = 0
-    incomplete: str | None = None
+    commits: int
+    incomplete: str | None
     #: Objects the push carries that no pushed ref reaches (``sources.carried``).
-    unreached: int = 0
+    unreached: int
+
+    def __init__(
+        self,
+        *,
+        result: ScanResult,
+        refs: int,
+        commits: int = 0,
+        incomplete: str | None = None,
+        unreached: int = 0,
+    ) -> None:
+        fill(self, locals())
 
 
-@dataclasses.dataclass(slots=True)
-class _Progress:
+class _Progress(Record):
     """Findings as they stream, so a budget or a failure never loses them."""
+
+    __slots__ = ("bypassed", "clock", "deadline", "findings", "notices", "out_of_time")
 
     deadline: float
     clock: Callable[[], float]
-    findings: list[Finding] = dataclasses.field(default_factory=list)
-    notices: list[str] = dataclasses.field(default_factory=list)
+    findings: list[Finding]
+    notices: list[str]
     #: Commits not scanned because their message holds a bypass token.
-    bypassed: list[str] = dataclasses.field(default_factory=list)
-    out_of_time: bool = False
+    bypassed: list[str]
+    out_of_time: bool
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        *,
+        deadline: float,
+        clock: Callable[[], float],
+        findings: list[Finding] | None = None,
+        notices: list[str] | None = None,
+        bypassed: list[str] | None = None,
+        out_of_time: bool = False,
+    ) -> None:
+        if findings is None:
+            findings = []
+        if notices is None:
+            notices = []
+        if bypassed is None:
+            bypassed = []
+        self.deadline = deadline
+        self.clock = clock
+        self.findings = findings
+        self.notices = notices
+        self.bypassed = bypassed
+        self.out_of_time = out_of_time
 
     def expired(self) -> bool:
         self.out_of_time = self.out_of_time or self.clock() > self.deadline
@@ -216,18 +252,22 @@ def _with_notices(result: ScanResult, progress: _Progress | None, config: Config
     """The result with the configuration's and the walk's notices, and the commits the
     bypass token kept from being scanned."""
     notices = progress.notices if progress is not None else []
-    return dataclasses.replace(
+    return replace(
         result,
         notices=(*config.notices, *notices, *result.notices),
         bypassed=tuple(progress.bypassed) if progress is not None else (),
     )
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Verdict:
+class Verdict(Frozen):
+    __slots__ = ("code", "message")
+
     code: ExitCode
     #: One sentence for the pusher: accepted or rejected, and why.
     message: str
+
+    def __init__(self, *, code: ExitCode, message: str) -> None:
+        fill(self, locals())
 
 
 def verdict(scan: PushScan, config: Config) -> Verdict:

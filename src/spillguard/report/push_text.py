@@ -7,9 +7,9 @@ matches are always masked, with the fixed mask the local hooks show (no length).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
+from spillguard.core.values import Frozen, fill
 from spillguard.detection.redact import fixed_mask
 from spillguard.report.sanitize import clean, clean_name
 from spillguard.report.shown_line import shown_match
@@ -38,20 +38,33 @@ def finding_line(finding: Finding) -> str:
     return f"  {kind:<8}  {commit}  {ref}  {where}  {finding.rule}  {match}"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Policy:
+class Policy(Frozen):
     """The administrator's settings that change what the pusher is told."""
 
-    locked: frozenset[str] = frozenset()
-    allow_pragma: bool = True
+    __slots__ = ("accepted", "allow_pragma", "contact", "locked", "repository", "why")
+
+    locked: frozenset[str]
+    allow_pragma: bool
     #: Who to ask (the administrator's ``contact``); "" names the administrator.
-    contact: str = ""
+    contact: str
     #: The push went in with its findings (warn mode, or warnings only).
-    accepted: bool = False
+    accepted: bool
     #: Why it went in: "hook.mode = warn", or the rules' ``blocking = false``.
-    why: str = ""
+    why: str
     #: The bare repository, for the review command the administrator runs.
-    repository: str = "BARE.git"
+    repository: str
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        *,
+        locked: frozenset[str] = frozenset(),
+        allow_pragma: bool = True,
+        contact: str = "",
+        accepted: bool = False,
+        why: str = "",
+        repository: str = "BARE.git",
+    ) -> None:
+        fill(self, locals())
 
     @property
     def helper(self) -> str:

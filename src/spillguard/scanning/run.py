@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import operator
 import os
@@ -20,6 +19,7 @@ from spillguard.core.models import (
     Silenced,
     Skipped,
 )
+from spillguard.core.values import replace
 from spillguard.detection.engine import SILENCED_BY, OutOfTime, Scanner
 from spillguard.sources.messages import MESSAGE_PATHS
 
@@ -221,4 +221,4 @@ def run_scan(  # noqa: PLR0913 - keyword-only knobs of one scan
         out_of_time = True
     tally.errors = scanner.errors
     result = tally.result(started=started, notices=notices, scope=scope)
-    return dataclasses.replace(result, out_of_time=out_of_time) if out_of_time else result
+    return replace(result, out_of_time=out_of_time) if out_of_time else result

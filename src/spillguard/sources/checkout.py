@@ -19,13 +19,13 @@ check-attr``, as a checkout would ask.
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.core.errors import GitError
 from spillguard.core.models import is_zero_id
+from spillguard.core.values import Frozen, fill, replace
 from spillguard.sources.attributes import ATTRIBUTES
 from spillguard.sources.blobdiff import text_added
 from spillguard.sources.diffparse import fragments, lines_by_number
@@ -39,24 +39,32 @@ if TYPE_CHECKING:
     from spillguard.sources.staged_cli import Staged
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Written:
+class Written(Frozen):
     """How a checkout writes one file: re-encoded (``encoding``), expanded (``subst``)."""
 
-    encoding: str | None = None
-    subst: bool = False
+    __slots__ = ("encoding", "subst")
+
+    encoding: str | None
+    subst: bool
+
+    def __init__(self, encoding: str | None = None, subst: bool = False) -> None:
+        fill(self, locals())
 
 
 _AS_STORED = Written()
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Change:
+class Change(Frozen):
     """A file a commit changed: its path and its blobs before and after (None: none)."""
+
+    __slots__ = ("new", "old", "path")
 
     path: str
     old: str | None
     new: str | None
+
+    def __init__(self, *, path: str, old: str | None, new: str | None) -> None:
+        fill(self, locals())
 
 
 class Checkouts:
@@ -178,9 +186,9 @@ def _written(answered: bytes) -> dict[str, Written]:
             continue
         written = found.get(path, _AS_STORED)
         if attribute == "export-subst":
-            written = dataclasses.replace(written, subst=value == "set")
+            written = replace(written, subst=value == "set")
         elif value != "set":
-            written = dataclasses.replace(written, encoding=value)
+            written = replace(written, encoding=value)
         found[path] = written
     return {path: written for path, written in found.items() if written != _AS_STORED}
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import dataclasses
 import fcntl
 import itertools
 import operator
@@ -29,6 +28,7 @@ from spillguard.core.archives import is_archive
 from spillguard.core.decode import as_utf8, decode, marked_encoding
 from spillguard.core.errors import GitError, missing_object
 from spillguard.core.models import CommitInfo, Fragment, diff_fragment
+from spillguard.core.values import Record
 from spillguard.sources.context import around
 from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, Conversation
 
@@ -111,62 +111,146 @@ _LARGEST_SIZE = 1 << 62
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
-@dataclasses.dataclass(slots=True)
-class FileDiff:
+class FileDiff(Record):
     """One raw entry of a commit's diff and, from its patch, the lines it adds."""
+
+    __slots__ = (
+        "added",
+        "also",
+        "archive",
+        "binary",
+        "carry_within",
+        "fresh",
+        "lines",
+        "needs_context",
+        "new_id",
+        "new_mode",
+        "old_id",
+        "old_path",
+        "path",
+        "removed_after",
+        "status",
+        "touches_block",
+        "unsure",
+    )
 
     new_mode: int
     old_id: str
     new_id: str
     status: str
     path: bytes
-    binary: bool = False
+    binary: bool
     #: git's lines of this file are not to be taken as they are: an added or removed
     #: line holds a NUL (perhaps UTF-16/32 text, split on bytes), or a merge's hunk
     #: did not add up.
-    unsure: bool = False
+    unsure: bool
     #: Lines the new side has at least, by its hunks' line numbers.
-    lines: int = 0
-    added: dict[int, bytes] = dataclasses.field(default_factory=dict)
+    lines: int
+    added: dict[int, bytes]
     #: Where hunks that only remove lines removed them: the new line before each.
-    removed_after: list[int] = dataclasses.field(default_factory=list)
+    removed_after: list[int]
     #: A rename's old path (``--find-renames``), as git wrote it.
-    old_path: bytes | None = None
+    old_path: bytes | None
     #: New to every parent (a merge's raw entry says ``A`` for each): every line of
     #: it is the commit's own, so a hunk must show them.
-    fresh: bool = False
+    fresh: bool
     #: A merge's renamed file: the lines new relative to every other parent too; only
     #: those of the lines the rename carried over are the merge's own.
-    carry_within: set[int] | None = None
+    carry_within: set[int] | None
     #: The lines added in the bytes reading of a UTF-16/32 file, whose ``added`` are
     #: its decoded text's (``decode.readings``); None for any other file.
-    also: dict[int, bytes] | None = None
+    also: dict[int, bytes] | None
     #: Whether an added line could lie in a PEM block (``pemblocks.may_touch_block``),
     #: once a history scan asked: it asks twice, for the blobs to read ahead and for
     #: the lines, and the answer searches every added line.
-    touches_block: bool | None = None
+    touches_block: bool | None
     #: An archive's old and new content (``staged_cli``), its members judged once the
     #: size limit is known.
-    archive: tuple[bytes | None, bytes] | None = None
+    archive: tuple[bytes | None, bytes] | None
     #: Whether an added line could be half of a name and its value on two lines
     #: (``context.may_need_context``), once it is known.
-    needs_context: bool | None = None
+    needs_context: bool | None
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        *,
+        new_mode: int,
+        old_id: str,
+        new_id: str,
+        status: str,
+        path: bytes,
+        binary: bool = False,
+        unsure: bool = False,
+        lines: int = 0,
+        added: dict[int, bytes] | None = None,
+        removed_after: list[int] | None = None,
+        old_path: bytes | None = None,
+        fresh: bool = False,
+        carry_within: set[int] | None = None,
+        also: dict[int, bytes] | None = None,
+        touches_block: bool | None = None,
+        archive: tuple[bytes | None, bytes] | None = None,
+        needs_context: bool | None = None,
+    ) -> None:
+        if added is None:
+            added = {}
+        if removed_after is None:
+            removed_after = []
+        self.new_mode = new_mode
+        self.old_id = old_id
+        self.new_id = new_id
+        self.status = status
+        self.path = path
+        self.binary = binary
+        self.unsure = unsure
+        self.lines = lines
+        self.added = added
+        self.removed_after = removed_after
+        self.old_path = old_path
+        self.fresh = fresh
+        self.carry_within = carry_within
+        self.also = also
+        self.touches_block = touches_block
+        self.archive = archive
+        self.needs_context = needs_context
 
 
-@dataclasses.dataclass(slots=True)
-class CommitDiff:
+class CommitDiff(Record):
+    __slots__ = ("commit", "files", "info", "parents", "second_half", "sections", "strays")
+
     commit: str
     #: From a ``COMMIT_FORMAT`` header; None without one, or when the commit names an
     #: encoding (git re-encodes its text: the commit is read again on its own).
-    info: CommitInfo | None = None
+    info: CommitInfo | None
     #: From a ``COMMIT_FORMAT`` header: a merge's are what its diff is not against.
-    parents: tuple[str, ...] = ()
-    files: list[FileDiff] = dataclasses.field(default_factory=list)
-    sections: int = 0
+    parents: tuple[str, ...]
+    files: list[FileDiff]
+    sections: int
     #: A merge's patch sections that name no raw entry (``_combined_section``).
-    strays: int = 0
+    strays: int
     #: A type change's patch comes in two sections (deletion, then creation) for one entry.
-    second_half: bool = False
+    second_half: bool
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        *,
+        commit: str,
+        info: CommitInfo | None = None,
+        parents: tuple[str, ...] = (),
+        files: list[FileDiff] | None = None,
+        sections: int = 0,
+        strays: int = 0,
+        second_half: bool = False,
+    ) -> None:
+        if files is None:
+            files = []
+        self.commit = commit
+        self.info = info
+        self.parents = parents
+        self.files = files
+        self.sections = sections
+        self.strays = strays
+        self.second_half = second_half
 
 
 # A hunk line's first byte, as the int that indexing bytes gives.

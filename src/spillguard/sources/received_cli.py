@@ -11,13 +11,13 @@ had.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spillguard.core.decode import judged_as, skipped, unread_reason
 from spillguard.core.errors import GitError
 from spillguard.core.models import CommitInfo, CommitWalked, Fragment, Skipped, is_zero_id
+from spillguard.core.values import Frozen, fill, replace
 from spillguard.sources.diffparse import commit_info_from, seconds
 from spillguard.sources.gitcli import git_output
 from spillguard.sources.messages import commit_message, tag_messages
@@ -35,13 +35,24 @@ _FIELDS = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00%x01"
 _LOG = ("--no-replace-objects", "log", "--no-show-signature", f"--format={_FIELDS}")
 
 
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class CliCommit:
+class CliCommit(Frozen):
+    __slots__ = ("info", "parents", "ref", "tree")
+
     info: CommitInfo
     tree: str
     parents: tuple[str, ...]
     #: The first ref of the push (in git's order) that brings the commit; None in history scans.
     ref: str | None
+
+    def __init__(
+        self,
+        *,
+        info: CommitInfo,
+        tree: str,
+        parents: tuple[str, ...],
+        ref: str | None,
+    ) -> None:
+        fill(self, locals())
 
 
 def received_commits(
@@ -66,9 +77,7 @@ def received_commits(
     listing = (*_LOG, "--topo-order", "--reverse", "--stdin", "--not", *negated, "--")
     details = _parse_details(git_output(git_dir, *listing, stdin=tips))
     owners = _owners(git_dir, pushed, details) if len(pushed) > 1 else {}
-    return [
-        dataclasses.replace(each, ref=owners.get(each.info.id, pushed[0].ref)) for each in details
-    ]
+    return [replace(each, ref=owners.get(each.info.id, pushed[0].ref)) for each in details]
 
 
 def _owners(
@@ -166,7 +175,7 @@ def iter_tree_cli(git_dir: str, tree: str, *, max_size: int, prefix: str = "") -
         raise GitError(f"git could not read tree {tree}")
     for item in change.items(max_size=max_size):
         if isinstance(item, (Fragment, Skipped)) and prefix:
-            yield dataclasses.replace(item, path=f"{prefix}{item.path}")
+            yield replace(item, path=f"{prefix}{item.path}")
         else:
             yield item
 
@@ -213,8 +222,7 @@ def iter_tagged_objects(
         elif tip.peeled_kind == "tree":
             items = iter_tree_cli(git_dir, tip.peeled, max_size=max_size, prefix=f"{tip.ref}:")
             yield from (
-                dataclasses.replace(item, ref=tip.ref) if isinstance(item, Fragment) else item
-                for item in items
+                replace(item, ref=tip.ref) if isinstance(item, Fragment) else item for item in items
             )
 
 

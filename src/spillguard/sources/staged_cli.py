@@ -16,7 +16,6 @@ the lines that are new relative to ``MERGE_HEAD`` too are the commit's own.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +29,7 @@ from spillguard.core.decode import (
     skipped,
 )
 from spillguard.core.errors import GitError, missing_object
+from spillguard.core.values import Frozen, fill, replace
 from spillguard.sources.attributes import (
     attributes_asked,
     is_attribute_file,
@@ -67,9 +67,11 @@ _GITLINK_MODE = 0o160000
 _BLOB_MODES = REGULAR_MODES | {0o120000}
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Staged:
+class Staged(Frozen):
     """What the index holds against ``HEAD``, read once, judged once ``max_size`` is known."""
+
+    __slots__ = ("asked", "files", "small", "texts", "trees", "whole")
+    UNCOMPARED = frozenset({"asked"})
 
     #: (path, its diff, the new blob's size), in git's order.
     files: tuple[tuple[str, FileDiff, int], ...]
@@ -79,12 +81,26 @@ class Staged:
     texts: dict[str, bytes | None]
     #: The whole new content of renamed files and of files whose added lines may lie in
     #: a PEM block, by blob id.
-    whole: dict[str, bytes] = dataclasses.field(default_factory=dict)
+    whole: dict[str, bytes]
     #: The git directory, ``HEAD``'s tree and the index's, and git asked whether an
     #: attribute file of ``HEAD``'s names an attribute a checkout applies
     #: (``read_staged``): its checkout is judged too (``sources.checkout``).
-    trees: tuple[str, str, str] | None = None
-    asked: Started | None = dataclasses.field(default=None, compare=False)
+    trees: tuple[str, str, str] | None
+    asked: Started | None
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        *,
+        files: tuple[tuple[str, FileDiff, int], ...],
+        small: dict[str, bytes],
+        texts: dict[str, bytes | None],
+        whole: dict[str, bytes] | None = None,
+        trees: tuple[str, str, str] | None = None,
+        asked: Started | None = None,
+    ) -> None:
+        if whole is None:
+            whole = {}
+        fill(self, locals())
 
     def checkout_named(self) -> bool:
         """Whether the index's checkout may write a file otherwise than git stores it:
@@ -172,7 +188,7 @@ def read_staged(paths: Sequence[str]) -> Staged:
     if staged is None:
         named(asked)
         raise GitError("git could not read the staged changes")
-    return dataclasses.replace(staged, trees=(git_dir, head_tree, index_tree), asked=asked)
+    return replace(staged, trees=(git_dir, head_tree, index_tree), asked=asked)
 
 
 def read_tree_change(  # noqa: PLR0913 - the trees, and what the caller has diffed already
