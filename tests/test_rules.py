@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import re
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from spillguard.configuration.rules import (
 )
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import Fragment, Rule, RuleSet
-from spillguard.detection.engine import Scanner, compiled, pattern_of
+from spillguard.detection.engine import Scanner, compiled, path_pattern, pattern_of
 from testing.tokens import expand
 
 TABLE = builtin_table()
@@ -290,3 +291,34 @@ def test_explain_says_when_no_rule_matches(capsys) -> None:
 
     assert main(["rules", "--explain", "def add(a, b): return a + b"]) == 0
     assert capsys.readouterr().out == "no rule matches this text\n"
+
+
+#: Paths the built-in rules' ``path`` patterns are asked about: their own kinds of
+#: file, their near misses, and ordinary files, in folders, cased otherwise, unicode.
+SAMPLE_PATHS = [
+    *(spec["example_path"] for spec in TABLE if "example_path" in spec),
+    *("x.py", "README", "src/app/settings.py", "Ünïcode/dir/file.txt", ".env", "a b/c d"),
+    *(".pgpass", "home/u/.pgpass", "pgpass", "my.pgpass", ".pgpass.bak", "PGPASS"),
+    *(".htpasswd", "etc/.htpasswd-admin", "htpasswd.old", "x.htpasswd", ".htpasswd/x"),
+    *("config/master.key", "app/config/credentials/production.key", "master.key"),
+    *("config/credentials/a b.key", "config/master.key.bak", "CONFIG/master.key"),
+    *("db/dump.sql", "x.SQL", "backup/seed_data.json", "db_dump", "notes/dumpling/x"),
+    *("RECORD", "pkg-1.0.dist-info/RECORD", "Cargo.lock", "yarn.lock", "go.sum"),
+    *("package-lock.json", "pnpm-lock.yaml", "SHA256SUMS", "x/SHA256SUMS.asc"),
+    *("checksums.txt", "release.sha256", "a.md5", "k.pem", "k.crt", "id.pub", "s.sig"),
+    *("lockfile.py", "go.summary", "record", "x.lock.txt", "a.sha256.py"),
+]
+
+
+@pytest.mark.parametrize(
+    "path", sorted({spec["path"] for spec in TABLE if "path" in spec}), ids=lambda p: p[:40]
+)
+def test_every_path_pattern_reads_alike_in_re_and_regex(path: str) -> None:
+    """A built-in rule's ``path`` is judged by the standard library's ``re`` (a commit
+    hook need not import regex for every file's path): it must read it as regex does."""
+    ours = path_pattern(path)
+    assert isinstance(ours, re.Pattern)
+    theirs = regex.compile(path)
+    for sample in SAMPLE_PATHS:
+        found, expected = ours.search(sample), theirs.search(sample)
+        assert (found and found.span()) == (expected and expected.span()), sample

@@ -12,6 +12,7 @@ import bisect
 import functools
 import itertools
 import operator
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -75,9 +76,23 @@ def compiled(rule: Rule) -> regex.Pattern[str]:
 
 
 def pattern_of(regexp: str) -> regex.Pattern[str]:
-    """A built-in rule's ``allow``, ``path`` or ``previous_line`` pattern, compiled
-    (once per process) on first use."""
+    """A built-in rule's ``allow`` or ``previous_line`` pattern, compiled (once per
+    process) on first use."""
     return _compile(regexp, 0)
+
+
+@functools.cache
+def path_pattern(regexp: str) -> re.Pattern[str] | regex.Pattern[str]:
+    """A built-in rule's ``path`` (only built-in rules have one), compiled on first use
+    by the standard library's ``re``, which reads every built-in path as regex does
+    (tests/test_rules.py holds them to it): every file's path is looked up, and a
+    commit whose lines hold no rule's keyword need not import regex (~60 million
+    instructions) for it. A path ``re`` cannot read (a possessive quantifier before
+    Python 3.11) is regex's."""
+    try:
+        return re.compile(regexp)
+    except re.error:
+        return _compile(regexp, 0)
 
 
 class OutOfTime(Exception):  # noqa: N818 - a verdict, not an error
@@ -900,7 +915,7 @@ class _PathRules:
             # an archive's member is a file at its own path inside it
             own = path.rpartition(ARCHIVE_SEPARATOR)[2]
             matching = {
-                index for index, pattern, _ in self._rules if pattern_of(pattern).search(own)
+                index for index, pattern, _ in self._rules if path_pattern(pattern).search(own)
             }
             known = (
                 frozenset(index for index, _, _ in self._rules if index not in matching),
