@@ -230,7 +230,7 @@ def readme_command(pattern: str) -> str:
 
 def test_the_newcomer_path(sandbox: Sandbox) -> None:
     quick = sandbox.run(
-        readme_command("python3 -m venv .venv && . .venv/bin/activate && pip install . "),
+        readme_command("python3 -m venv .venv && . .venv/bin/activate && pip install "),
         sandbox.checkout,
         venv=False,
     )
