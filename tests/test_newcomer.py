@@ -26,13 +26,17 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
+from packaging.requirements import Requirement
 
 from testing.gitrepo import GitRepo
 from testing.tokens import expand
 from testing.wheelhouse import build_wheelhouse
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 PROJECT = Path(__file__).resolve().parent.parent
 PAGES = [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]
@@ -157,17 +161,35 @@ def machine_path() -> str:
     return os.pathsep.join([python, *rest])
 
 
+def _extra(requires: Iterable[str], *extras: str) -> list[str]:
+    """The requirements (but spillguard's own) that these extras add on this platform."""
+    found = []
+    for text in requires:
+        requirement = Requirement(text)
+        marker = requirement.marker
+        if requirement.name == "spillguard" or marker is None:
+            continue
+        if any(marker.evaluate({"extra": extra}) for extra in extras):
+            found.append(f"{requirement.name}{requirement.specifier}")
+    return found
+
+
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Sandbox:
     root = tmp_path_factory.mktemp("newcomer")
-    dependencies = [
-        requirement
-        for requirement in importlib.metadata.distribution("spillguard").requires or ()
-        if "extra ==" not in requirement
-    ]
-    # the cluster extra of the audit's docs: Dask distributed (extras are not followed)
+    requires = importlib.metadata.distribution("spillguard").requires or ()
+    dependencies = [requirement for requirement in requires if "extra ==" not in requirement]
+    # the quick start's fast extra (its wheels where this platform has them), and the
+    # cluster extra of the audit's docs: Dask distributed (extras are not followed)
     wheelhouse = build_wheelhouse(
-        [*dependencies, "hatchling", "dask", "distributed"], root / "wheels"
+        [
+            *dependencies,
+            *_extra(requires, "fast", "vectorscan"),
+            "hatchling",
+            "dask",
+            "distributed",
+        ],
+        root / "wheels",
     )
     published = publish(root / "published" / "spillguard.git")
     checkout = root / "spillguard"
