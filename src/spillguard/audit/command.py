@@ -1,5 +1,9 @@
 """``spillguard audit PATH...``: discover, judge what changed, remember, report.
 
+A repository whose refs and configuration are as they were when last judged is not
+opened (``audit.plan``); the others are judged by workers, each outcome recorded as
+it arrives.
+
 Exit codes: 1 when any audited repository holds a blocking finding; else 3 when a
 repository could not be audited (unreadable, corrupt, too large); else 0. 2 for usage.
 """
@@ -16,10 +20,10 @@ from spillguard.core.errors import ExitCode
 
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from spillguard.audit.exports import ExportFilter
-    from spillguard.audit.model import Outcome, Repository, Task
+    from spillguard.audit.model import Outcome, Remembered, Repository, Task
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,19 +53,21 @@ class AuditOptions:
     rules: tuple[str, ...] = ()
 
 
+def _config_path(options: AuditOptions) -> str | None:
+    return None if options.config is None else str(Path(options.config).absolute())
+
+
 def _tasks(
-    connection: sqlite3.Connection, repositories: Sequence[Repository], options: AuditOptions
+    memory: dict[str, Remembered], repositories: Sequence[Repository], options: AuditOptions
 ) -> list[Task]:
     from spillguard.audit.model import Task
-    from spillguard.audit.state import judged_branches
 
-    config = None if options.config is None else str(Path(options.config).absolute())
     return [
         Task(
             repository=repository,
-            config_path=config,
+            config_path=_config_path(options),
             branches=options.branches,
-            previous=judged_branches(connection, repository.identity),
+            previous=known.branches if (known := memory.get(repository.identity)) else {},
             judge=options.judge,
             max_commits=options.max_commits,
             budget=options.repository_budget or None,
@@ -81,8 +87,16 @@ def _say_failure(outcome: Outcome) -> None:
 
 
 def _run(
-    connection: sqlite3.Connection, tasks: Sequence[Task], options: AuditOptions
+    connection: sqlite3.Connection,
+    tasks: Sequence[Task],
+    options: AuditOptions,
+    before: dict[str, str | None],
+    read: Callable[[str], str | None],
 ) -> list[Outcome]:
+    """Each task's outcome, recorded with the snapshot its repository had before it
+    was judged (``before``, by identity) if it still has it."""
+    if not tasks:
+        return []  # nothing changed: no worker, nothing of the scanner imported
     from spillguard.audit.engine import run_tasks
     from spillguard.audit.state import record
     from spillguard.scanning.parallel import default_jobs
@@ -96,7 +110,10 @@ def _run(
         for outcome in run_tasks(tasks, jobs=jobs, scheduler=options.scheduler):
             _say_failure(outcome)
             if options.judge:
-                record(connection, outcome)  # at once: an interrupted audit resumes from here
+                repository = outcome.repository
+                taken = before[repository.identity]
+                kept = taken if taken is not None and read(repository.path) == taken else None
+                record(connection, outcome, kept)  # at once: an interrupted audit resumes here
             outcomes.append(outcome)
             progress.update(len(outcomes))
     finally:
@@ -156,8 +173,9 @@ def _write(
         if options.format == "json":
             import json
 
-            json.dump(tree, stream, indent=2)
-            stream.write("\n")
+            # One string, one write: json.dump writes each of a large tree's million
+            # pieces on its own.
+            stream.write(json.dumps(tree, indent=2) + "\n")
         else:
             from spillguard.audit.table import write_table
             from spillguard.report.color import use_color
@@ -179,8 +197,12 @@ def run_audit_command(options: AuditOptions) -> int:
 
 
 def _audit(options: AuditOptions, started: float) -> dict[str, Any]:
+    import os
+
     from spillguard.audit.discovery import discover
-    from spillguard.audit.state import open_state, record
+    from spillguard.audit.plan import sort_out
+    from spillguard.audit.snapshot import reader
+    from spillguard.audit.state import open_state, record, record_current, remembered
 
     connection, note = open_state(options.state)
     try:
@@ -193,10 +215,15 @@ def _audit(options: AuditOptions, started: float) -> dict[str, Any]:
             _say_failure(outcome)
             if options.judge:
                 record(connection, outcome)
-        outcomes = [
-            *refused,
-            *_run(connection, _tasks(connection, repositories, options), options),
-        ]
+        memory = remembered(connection)
+        read = reader(config_path=_config_path(options), branches=options.branches,
+                      environ=os.environ)  # fmt: skip
+        current, judge = sort_out(repositories, memory, read)
+        if options.judge:
+            record_current(connection, current)
+        tasks = _tasks(memory, [repository for repository, _ in judge], options)
+        before = {repository.identity: taken for repository, taken in judge}
+        outcomes = [*refused, *current, *_run(connection, tasks, options, before, read)]
         return _write(connection, outcomes, options, time.monotonic() - started)
     finally:
         connection.close()

@@ -38,6 +38,16 @@ class Judged:
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Remembered:
+    """What the state remembers of a repository: the snapshot its last outcome was
+    judged at (None: judge it again), its default branch and its judged branches."""
+
+    snapshot: str | None
+    default_branch: str | None
+    branches: dict[str, Judged]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Task:
     """One repository's work, sent to a worker (a local process or a cluster's)."""
 

@@ -1,9 +1,11 @@
 """The audit's memory: an SQLite database, per repository and branch.
 
-Each repository's outcome is written in one transaction as soon as it arrives, so an
-audit that is interrupted resumes where it stopped: the repositories already done are
-current and judged no further. The schema carries its version; a database made by a
-newer spillguard is refused rather than misread.
+Each judged repository's outcome is written in one transaction as soon as it arrives,
+so an audit that is interrupted resumes where it stopped: the repositories already
+done are current and judged no further. What a run compares with is read in one query
+a table (``remembered``), and the repositories found current are written in one
+transaction. The schema carries its version; a database made by a newer spillguard is
+refused rather than misread.
 """
 
 from __future__ import annotations
@@ -14,22 +16,23 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spillguard.audit.model import Judged, StoredFinding
+from spillguard.audit.model import Judged, Remembered, StoredFinding
 from spillguard.core.errors import SpillguardError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
 
     from spillguard.audit.model import Outcome
 
 #: 2: a repository is remembered by its location (``Repository.identity``), not its name.
-SCHEMA_VERSION = 2
+#: 3: and by the snapshot of its refs and configuration (``audit.snapshot``).
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS repositories (
     key TEXT PRIMARY KEY, project TEXT NOT NULL, name TEXT NOT NULL, path TEXT NOT NULL,
-    default_branch TEXT, error TEXT, audited_at TEXT NOT NULL);
+    default_branch TEXT, error TEXT, audited_at TEXT NOT NULL, snapshot TEXT);
 CREATE TABLE IF NOT EXISTS branches (
     repository TEXT NOT NULL, name TEXT NOT NULL, last_commit TEXT NOT NULL,
     fingerprint TEXT NOT NULL, commits INTEGER NOT NULL, scanned_at TEXT NOT NULL,
@@ -83,14 +86,17 @@ def _create(connection: sqlite3.Connection) -> int:
 
     Idempotent: two audits opening one new state both end with one schema. A state of
     version 1 (repositories remembered by name) is emptied: its memory cannot be told
-    apart by location, so every repository is judged anew once.
+    apart by location, so every repository is judged anew once. A state of version 2
+    gains the snapshot column, empty: each repository is opened once more.
     """
     connection.execute("BEGIN IMMEDIATE")  # the write lock, before looking again
     try:
         version = _version(connection)
-        if version == 1:
-            for table in ("findings", "branches", "repositories"):
-                connection.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+        if version in (1, 2):
+            if version == 1:
+                for table in ("findings", "branches", "repositories"):
+                    connection.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+            connection.execute("ALTER TABLE repositories ADD COLUMN snapshot TEXT")
             connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                                (SCHEMA_VERSION,))  # fmt: skip
         elif version is None:
@@ -111,8 +117,11 @@ def open_state(path: str) -> tuple[sqlite3.Connection, str | None]:
     try:
         connection = sqlite3.connect(path, timeout=_BUSY_SECONDS, isolation_level=None)
         connection.execute("PRAGMA journal_mode=WAL")
+        # Each outcome is committed without waiting for the disk: a crash of the audit
+        # loses nothing, a power cut at most the last outcomes (judged again next time).
+        connection.execute("PRAGMA synchronous=NORMAL")
         version = _version(connection)
-        if version in (None, 1):
+        if version in (None, 1, 2):
             version = _create(connection)
     except sqlite3.OperationalError as error:
         if "locked" not in str(error):
@@ -126,7 +135,7 @@ def open_state(path: str) -> tuple[sqlite3.Connection, str | None]:
         if version == 1
         else None
     )
-    if version not in (1, SCHEMA_VERSION):
+    if version not in (1, 2, SCHEMA_VERSION):
         connection.close()
         raise UsageError(
             f"--state {path}: schema version {version}, this spillguard reads {SCHEMA_VERSION}"
@@ -135,26 +144,46 @@ def open_state(path: str) -> tuple[sqlite3.Connection, str | None]:
     return connection, note
 
 
-def judged_branches(connection: sqlite3.Connection, key: str) -> dict[str, Judged]:
-    rows = connection.execute(
-        "SELECT name, last_commit, fingerprint FROM branches WHERE repository = ?", (key,)
-    )
-    return {name: Judged(last_commit=last, fingerprint=digest) for name, last, digest in rows}
+def remembered(connection: sqlite3.Connection) -> dict[str, Remembered]:
+    """Every repository the state knows, by identity, with its judged branches."""
+    branches: dict[str, dict[str, Judged]] = {}
+    rows = connection.execute("SELECT repository, name, last_commit, fingerprint FROM branches")
+    for key, name, last, digest in rows:
+        branches.setdefault(key, {})[name] = Judged(last_commit=last, fingerprint=digest)
+    return {
+        key: Remembered(snapshot=snapshot, default_branch=default, branches=branches.get(key, {}))
+        for key, snapshot, default in connection.execute(
+            "SELECT key, snapshot, default_branch FROM repositories"
+        )
+    }
 
 
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def record(connection: sqlite3.Connection, outcome: Outcome) -> None:
-    """Remember one repository's outcome, all of it or nothing."""
+def record_current(connection: sqlite3.Connection, outcomes: Sequence[Outcome]) -> None:
+    """Remember that these repositories were audited now, found current (one transaction)."""
+    now = _now()
+    with connection:
+        connection.executemany(
+            "UPDATE repositories SET project = ?, name = ?, path = ?, audited_at = ? "
+            "WHERE key = ?",
+            [(o.repository.project, o.repository.name, o.repository.path, now,
+              o.repository.identity) for o in outcomes],
+        )  # fmt: skip
+
+
+def record(connection: sqlite3.Connection, outcome: Outcome, snapshot: str | None = None) -> None:
+    """Remember one repository's outcome, all of it or nothing, and the snapshot its
+    repository had throughout (None: judge it again next time, however it looks)."""
     repo = outcome.repository
     now = _now()
     with connection:
         connection.execute(
-            "INSERT OR REPLACE INTO repositories VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO repositories VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (repo.identity, repo.project, repo.name, repo.path, outcome.default_branch,
-             outcome.error, now),
+             outcome.error, now, None if outcome.error else snapshot),
         )  # fmt: skip
         if outcome.error is not None:
             return  # what was judged before stays: the next audit picks it up again
@@ -223,3 +252,24 @@ def branch_rows(connection: sqlite3.Connection, key: str) -> dict[str, tuple[str
         (key,),
     )
     return {name: (last, commits, when) for name, last, commits, when in rows}
+
+
+def branch_table(connection: sqlite3.Connection) -> dict[tuple[str, str], tuple[str, int, str]]:
+    """``branch_rows`` of every repository at once, by (repository, branch)."""
+    rows = connection.execute(
+        "SELECT repository, name, last_commit, commits, scanned_at FROM branches"
+    )
+    return {(key, name): (last, commits, when) for key, name, last, commits, when in rows}
+
+
+def shown_counts(connection: sqlite3.Connection) -> dict[tuple[str, str], dict[str, list[int]]]:
+    """(repository, branch) -> rule -> [findings, blocking ones], of the findings a scan
+    reports by default (neither allowlisted nor reviewed), for every branch at once."""
+    counts: dict[tuple[str, str], dict[str, list[int]]] = {}
+    rows = connection.execute(
+        "SELECT repository, branch, rule, count(*), sum(blocking) FROM findings "
+        "WHERE allowlisted = 0 AND reviewed = 0 GROUP BY repository, branch, rule"
+    )
+    for key, branch, rule, found, blocking in rows:
+        counts.setdefault((key, branch), {})[rule] = [found, blocking]
+    return counts

@@ -7,10 +7,10 @@ and reviewed findings are kept for exports, not counted here.
 
 from __future__ import annotations
 
-from collections import Counter
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from spillguard.audit.state import branch_findings, branch_rows
+from spillguard.audit.state import branch_table, shown_counts
 
 if TYPE_CHECKING:
     import sqlite3
@@ -26,16 +26,19 @@ def _worst(states: Sequence[str]) -> str:
     return min(states, key=STATES.index) if states else "empty"
 
 
-def _branch(
-    connection: sqlite3.Connection, key: str, branch: BranchOutcome, *, judged: bool
-) -> dict[str, Any]:
-    row = branch_rows(connection, key).get(branch.name)
-    shown = [
-        f
-        for f in branch_findings(connection, key, branch.name)
-        if not f.allowlisted and not f.reviewed
-    ]
-    blocking = sum(finding.blocking for finding in shown)
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Stored:
+    """What the state holds of every branch, read at once (``state.branch_table``,
+    ``state.shown_counts``): two queries, not two a branch."""
+
+    rows: dict[tuple[str, str], tuple[str, int, str]]
+    counts: dict[tuple[str, str], dict[str, list[int]]]
+
+
+def _branch(stored: _Stored, key: str, branch: BranchOutcome, *, judged: bool) -> dict[str, Any]:
+    row = stored.rows.get((key, branch.name))
+    by_rule = stored.counts.get((key, branch.name), {})
+    blocking = sum(counts[1] for counts in by_rule.values())
     if judged or branch.reason == "current":
         state = "vulnerable" if blocking else "clean"
     else:  # --no-scan: what a run would do
@@ -49,19 +52,17 @@ def _branch(
         "scannedAt": None if row is None else row[2],
         "commits": 0 if row is None else row[1],
         "commitsJudged": branch.commits,
-        "findings": len(shown),
+        "findings": sum(counts[0] for counts in by_rule.values()),
         "blocking": blocking,
-        "byRule": dict(sorted(Counter(finding.rule for finding in shown).items())),
+        "byRule": {rule: by_rule[rule][0] for rule in sorted(by_rule)},
         "errors": list(branch.errors),
     }
 
 
-def _repository(
-    connection: sqlite3.Connection, outcome: Outcome, *, judged: bool
-) -> dict[str, Any]:
+def _repository(stored: _Stored, outcome: Outcome, *, judged: bool) -> dict[str, Any]:
     repo = outcome.repository
     branches = [
-        _branch(connection, repo.identity, branch, judged=judged) for branch in outcome.branches
+        _branch(stored, repo.identity, branch, judged=judged) for branch in outcome.branches
     ]
     return {
         "name": repo.name,
@@ -79,10 +80,11 @@ def status_tree(
     connection: sqlite3.Connection, outcomes: Sequence[Outcome], *, judged: bool, seconds: float
 ) -> dict[str, Any]:
     """The JSON document: ``projects`` and a ``summary`` as ``scan`` has."""
+    stored = _Stored(branch_table(connection), shown_counts(connection))
     projects: dict[str, list[dict[str, Any]]] = {}
     for outcome in sorted(outcomes, key=lambda o: (o.repository.project, o.repository.name)):
         projects.setdefault(outcome.repository.project, []).append(
-            _repository(connection, outcome, judged=judged)
+            _repository(stored, outcome, judged=judged)
         )
     tree = [
         {

@@ -326,6 +326,20 @@ def load_server_config(
     return _with_notices(config, tuple(notices))
 
 
+def server_config_files(
+    repo_dir: str, config_path: str | None, environ: Mapping[str, str]
+) -> tuple[str, ...]:
+    """The files ``load_server_config`` reads for the repository whose git directory is
+    ``repo_dir``, besides ``config_path`` and the default branch's: with the same bytes
+    in them (and the same default branch), the same configuration. An audit compares
+    them rather than load the configuration of every repository again."""
+    from spillguard.configuration.sync_cache import git_dir_cache_path
+
+    admin = () if config_path else (f"{repo_dir}/{SERVER_FILE}",)
+    reviewed = f"{repo_dir}/{SERVER_REVIEWED_FILE}"
+    return (*admin, reviewed, git_dir_cache_path(repo_dir, environ))
+
+
 def _admin_reviewed(repo_dir: str) -> tuple[ReviewedEntry, ...]:
     """``spillguard-reviewed.toml`` in the bare repository: the administrator's."""
     path = Path(repo_dir, SERVER_REVIEWED_FILE)

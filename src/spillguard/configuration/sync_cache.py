@@ -120,6 +120,15 @@ def cache_path(start: str | Path, environ: Mapping[str, str]) -> Path:
     return Path(base).expanduser() / "spillguard" / CACHE_NAME
 
 
+def git_dir_cache_path(git_dir: str, environ: Mapping[str, str]) -> str:
+    """``cache_path`` of a repository named by its own git directory (one with no
+    ``commondir``), without resolving links on the way: the same file, for a caller
+    that asks for thousands of repositories."""
+    if environ.get("GIT_COMMON_DIR") or environ.get("GIT_DIR"):
+        return str(cache_path(git_dir, environ))
+    return f"{git_dir}/spillguard/{CACHE_NAME}"
+
+
 def write_cache(path: Path, data: Mapping[str, Any]) -> None:
     """Write the cache atomically, in a folder private to the user."""
     import json

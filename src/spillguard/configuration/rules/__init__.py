@@ -91,7 +91,7 @@ def builtin_table(*, examples: bool = True) -> list[dict[str, Any]]:
     fraction of a millisecond; where that folder is not writable, the TOML is parsed
     and checked each time.
     """
-    return rule_tables(_builtin_sources(), examples=examples)
+    return rule_tables(builtin_sources(), examples=examples)
 
 
 def rule_tables(sources: Sequence[Path], *, examples: bool = True) -> list[dict[str, Any]]:
@@ -153,10 +153,11 @@ def _keep(cached: Path, rules: list[dict[str, Any]]) -> None:
 @functools.cache
 def builtin_rules() -> tuple[Rule, ...]:
     """The built-in rules in file order, made once per process."""
-    return tuple(map(rule_from_fields, rule_fields(_builtin_sources())))
+    return tuple(map(rule_from_fields, rule_fields(builtin_sources())))
 
 
-def _builtin_sources() -> list[Path]:
+def builtin_sources() -> list[Path]:
+    """The built-in rule files, in judging order."""
     # Beside this module, as package data; importlib.resources would cost a commit
     # hook ~2 ms of imports (tempfile, shutil, bz2...) for the same bytes.
     here = Path(__file__).parent
