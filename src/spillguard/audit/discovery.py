@@ -64,29 +64,62 @@ def _link_out(path: Path, root: Path) -> _Found:
     return _Found(repository, refused=reason)
 
 
-def _entries(folder: Path, root: Path) -> list[tuple[Path, bool]]:
-    """(child, leads out of ``root``) for each folder in ``folder``, links included."""
-    return [
-        (child, child.is_symlink() and not inside(child, root))
-        for child in sorted(folder.iterdir())
-        if child.is_dir()
-    ]
+def _folders(folder: Path) -> list[os.DirEntry[str]]:
+    """The folders in ``folder``, links to folders included, by name: one listing."""
+    with os.scandir(folder) as entries:
+        return sorted((entry for entry in entries if entry.is_dir()), key=lambda e: e.name)
+
+
+def _is_named_repository(path: Path, name: str) -> bool:
+    # The name first: a server's NAME.git costs no lookup.
+    return (name.endswith(".git") and name != ".git") or _is_repository(path)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Walked:
+    """A folder of the tree as its repositories are named and known: where it was
+    found, and its resolved path. Each of ten thousand repositories in it is then
+    named and resolved from its own name alone (only a link is resolved again)."""
+
+    path: Path
+    real: str
+
+    @property
+    def project(self) -> str:
+        return Path(os.path.normpath(self.path.absolute())).name  # as ``folder_name``
+
+
+def _resolved(folder: _Walked, entry: os.DirEntry[str], path: Path) -> str:
+    return (
+        folder_identity(path) if entry.is_symlink() else f"{folder.real.rstrip('/')}/{entry.name}"
+    )
+
+
+def _in_folder(folder: _Walked, project: str, entry: os.DirEntry[str], path: Path) -> _Found:
+    name = entry.name.removesuffix(".git") or entry.name
+    where = _resolved(folder, entry, path)
+    return _Found(Repository(project=project, name=name, path=str(path), identity=where))
 
 
 def _tree(root: Path) -> list[_Found]:
     """The repositories in ``root`` and in its project folders, one level down."""
     found: list[_Found] = []
-    for child, out in _entries(root, root):
-        if out:
+    top = _Walked(root, folder_identity(root))
+    for entry in _folders(root):
+        child = root / entry.name
+        if entry.is_symlink() and not inside(child, root):
             found.append(_link_out(child, root))
-        elif _is_repository(child) or child.suffix == ".git":
-            found.append(_folder(child))
+        elif _is_named_repository(child, entry.name):
+            found.append(_in_folder(top, top.project, entry, child))
         else:
-            for grandchild, leads_out in _entries(child, root):
-                if leads_out:
+            project = _Walked(child, _resolved(top, entry, child))
+            named = project.project
+            for inner in _folders(child):
+                grandchild = child / inner.name
+                if inner.is_symlink() and not inside(grandchild, root):
                     found.append(_link_out(grandchild, root))
-                elif _is_repository(grandchild) or grandchild.suffix == ".git":
-                    found.append(_folder(grandchild))
+                elif _is_named_repository(grandchild, inner.name):
+                    found.append(_in_folder(project, named, inner, grandchild))
     return found
 
 
