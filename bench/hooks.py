@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shutil
+import statistics
 import subprocess
 import sys
 from typing import TYPE_CHECKING
 
 import measure
-from history import unavailable
+from history import PEERS, binary_of, unavailable
 from table import Row, seconds
 
 if TYPE_CHECKING:
@@ -17,7 +18,10 @@ if TYPE_CHECKING:
 
     from history import Context
 
+#: Without Betterleaks to compare with (``--skip-peers``, or not installed).
 MAX_PRE_COMMIT = 0.090
+#: Betterleaks' own pre-commit: the added lines of the staged changes.
+BETTERLEAKS_STAGED = ("git", "--staged", "--no-banner", "--log-level", "error", "--exit-code", "0")
 MAX_PUSH_EXTRA = 0.100
 #: A push that only deletes a ref: about Python's own start-up.
 MAX_DELETE_EXTRA = 0.030
@@ -58,11 +62,29 @@ def staged_change(source: Path, work: Path) -> Path:
     return clone
 
 
+def _betterleaks(context: Context) -> str | None:
+    if not context.peers:
+        return None
+    _, package, relative, name, _ = next(peer for peer in PEERS if peer[3] == "betterleaks")
+    return binary_of(package, relative, name)
+
+
 def pre_commit_rows(source: Path, label: str, context: Context, runs: int) -> list[Row]:
+    """The hook on a one-file staged change, in turn with Betterleaks' own pre-commit
+    (``betterleaks git --staged``) on the same change when it is installed: A B A B...,
+    so that both meet the machine as it is, and their ratio is taken pair by pair."""
     clone = staged_change(source, context.work)
     command = [*context.spillguard, "hook", "pre-commit"]
     measure.run(command, cwd=clone, env=context.env)  # warm-up: caches as users have them
-    results = measure.repeat(runs, command, cwd=clone, env=context.env)
+    peer = _betterleaks(context)
+    other = None if peer is None else [peer, *BETTERLEAKS_STAGED, str(clone)]
+    if other is not None:
+        measure.run(other, cwd=clone, env=context.env)
+    results, theirs = [], []
+    for _ in range(runs):
+        results.append(measure.run(command, cwd=clone, env=context.env))
+        if other is not None:
+            theirs.append(measure.run(other, cwd=clone, env=context.env))
     problem = unavailable(results[-1])
     if problem is not None:
         return [Row("spillguard hook pre-commit", label, problem)]
@@ -70,16 +92,35 @@ def pre_commit_rows(source: Path, label: str, context: Context, runs: int) -> li
         measure.repeat(runs, [sys.executable, "-c", "pass"], env=context.env)
     )
     median = measure.median_seconds(results)
-    rows = [
-        Row(
-            f"spillguard hook pre-commit (median of {len(results)})",
-            label,
-            seconds(median),
-            f"python -c pass: {seconds(python)}",
-            f"<= {seconds(MAX_PRE_COMMIT)}",
-            median <= MAX_PRE_COMMIT,
+    cpu = measure.median_cpu(results)
+    title = f"spillguard hook pre-commit (median of {len(results)})"
+    if not theirs or unavailable(theirs[-1]) is not None:
+        rows = [
+            Row(
+                title,
+                label,
+                seconds(median),
+                f"python -c pass: {seconds(python)}",
+                f"<= {seconds(MAX_PRE_COMMIT)}",
+                median <= MAX_PRE_COMMIT,
+            )
+        ]
+    else:
+        ratio = statistics.median(
+            a.seconds / b.seconds for a, b in zip(results, theirs, strict=True)
         )
-    ]
+        rows = [
+            Row(
+                f"{title}, in turn with betterleaks",
+                label,
+                f"{seconds(median)}, {seconds(cpu)} CPU",
+                f"betterleaks git --staged: {seconds(measure.median_seconds(theirs))}, "
+                f"{seconds(measure.median_cpu(theirs))} CPU; {ratio:.2f}x",
+                "<= betterleaks",
+                ratio <= 1,
+            ),
+            Row("  python -c pass", "", seconds(python)),
+        ]
     return rows + _import_rows(clone, context)
 
 
@@ -119,6 +160,18 @@ def _delete_once(source: Path, target: Path, branch: str, env: dict[str, str]) -
     return measure.run(
         ["git", "push", "-q", str(target), ":refs/heads/bench-delete"], cwd=source, env=env
     )
+
+
+def _same_once(source: Path, target: Path, branch: str, env: dict[str, str]) -> measure.Run:
+    """A push that adds no commit: a new branch at the commit ``branch`` starts from,
+    which the server has (``main``'s tip)."""
+    result = measure.run(
+        ["git", "push", "-q", str(target), f"{branch}~1:refs/heads/bench-same"], cwd=source, env=env
+    )
+    subprocess.run(
+        ["git", "update-ref", "-d", "refs/heads/bench-same"], cwd=target, check=False, env=env
+    )
+    return result
 
 
 def _push_median(  # noqa: PLR0913 - one push, and how it is made
@@ -182,29 +235,45 @@ def push_rows(base: Path, pushes: Path, branches: dict[str, int], context: Conte
     return rows
 
 
-def _delete_rows(
-    source: Path, plain: Path, hooked: Path, branch: str, context: Context
+def _paired_rows(  # noqa: PLR0913 - the push, how it is made, what it is measured against
+    label: str,
+    once: Callable[[Path, Path, str, dict[str, str]], measure.Run],
+    servers: tuple[Path, Path, Path],
+    branch: str,
+    *,
+    context: Context,
+    target: float | None = None,
 ) -> list[Row]:
-    """A push that only deletes a branch, without and with the hook: nothing to judge."""
+    """A push without and with the hook (medians), and the hook's cost."""
+    source, plain, hooked = servers
     runs = max(3, context.repeat * 3)
-    without, failed = _push_median(source, plain, branch, runs, context.env, once=_delete_once)
-    rows = [
-        Row(
-            f"git push deleting a branch, no hook (median of {runs})",
-            "",
-            failed or seconds(without),
-        )
-    ]
-    with_hook, failed = _push_median(source, hooked, branch, runs, context.env, once=_delete_once)
+    without, failed = _push_median(source, plain, branch, runs, context.env, once=once)
+    rows = [Row(f"{label}, no hook (median of {runs})", "", failed or seconds(without))]
+    with_hook, failed = _push_median(source, hooked, branch, runs, context.env, once=once)
     extra = with_hook - without
     rows.append(
         Row(
-            f"git push deleting a branch, pre-receive hook (median of {runs})",
+            f"{label}, pre-receive hook (median of {runs})",
             "",
             failed or seconds(with_hook),
             "" if failed else f"+{seconds(extra)}",
-            f"<= +{seconds(MAX_DELETE_EXTRA)}",
-            None if failed else extra <= MAX_DELETE_EXTRA,
+            "" if target is None else f"<= +{seconds(target)}",
+            None if failed or target is None else extra <= target,
         )
     )
     return rows
+
+
+def _delete_rows(
+    source: Path, plain: Path, hooked: Path, branch: str, context: Context
+) -> list[Row]:
+    """A push that only deletes a branch, and one that adds no commit (a new branch at a
+    commit the server has), without and with the hook: nothing, or only the new ref's
+    name, to judge."""
+    servers = (source, plain, hooked)
+    deleting = "git push deleting a branch"
+    rows = _paired_rows(
+        deleting, _delete_once, servers, branch, context=context, target=MAX_DELETE_EXTRA
+    )
+    adding = "git push adding no commit"
+    return rows + _paired_rows(adding, _same_once, servers, branch, context=context)

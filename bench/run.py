@@ -71,6 +71,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--skip-peers", action="store_true", help="do not time gitleaks/betterleaks"
     )
     parser.add_argument(
+        "--hooks",
+        action="store_true",
+        help="only the hooks: the pre-commit and the pushes, no history scan",
+    )
+    parser.add_argument(
         "--merge-heavy",
         action="store_true",
         help="generate branch upon branch: about one commit in fourteen a merge",
@@ -213,12 +218,14 @@ def _measure(
         peers=not args.skip_peers,
     )
     base = home / "history.git"
-    rows: list[Row] = _native_rows(base, context)
     label = f"generated{', merge-heavy' if args.merge_heavy else ''}, {made.commits} commits"
-    targets = [history.Target(path, path.name) for path in extra]
-    targets.append(history.Target(base, label, made.planted, made.half))
-    for target in targets:
-        rows += history.rows(target, context)
+    rows: list[Row] = []
+    if not args.hooks:
+        rows += _native_rows(base, context)
+        targets = [history.Target(path, path.name) for path in extra]
+        targets.append(history.Target(base, label, made.planted, made.half))
+        for target in targets:
+            rows += history.rows(target, context)
     runs = 10 if args.quick else PRE_COMMIT_RUNS
     source = next((path for path in extra if hooks.has_python_file(path)), base)
     rows += hooks.pre_commit_rows(source, source.name if extra else label, context, runs)
