@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import time
 from typing import TYPE_CHECKING
 
 from spillguard.detection.javaregex import JavaRegexError, compile_java
@@ -62,6 +64,14 @@ _RUN_CHARACTERS = "aA0 _-."
 _LONG_LINE = 20_000
 #: ``regex`` counts a timeout in CPU seconds: a loaded machine does not change it.
 _LONG_LINE_TIMEOUT = 0.25
+#: A newer ``regex`` runs some such searches fast enough to finish on ``_LONG_LINE``
+#: characters (key.*secret on "keyakeya...": 35 ms, still 0.4 s on four times as many
+#: and a minute on a line of a megabyte). A probe that takes this much CPU is tried
+#: again on ``_GROWTH`` times as many characters, where a sound search takes about
+#: ``_GROWTH`` times as long and one growing with the square ``_GROWTH`` squared: more
+#: than twice the sound time is refused.
+_SLOW_PROBE = 0.01
+_GROWTH = 4
 
 
 class _Polynomial(Exception):  # noqa: N818 - a signal, not an error
@@ -129,10 +139,23 @@ def _check_matches(name: str, compiled: regex.Pattern[str], source: str) -> None
 
 def _check_long_lines(compiled: regex.Pattern[str], source: str) -> None:
     try:
-        for probe in long_lines(compiled, source, _LONG_LINE):
-            compiled.search(probe, timeout=_LONG_LINE_TIMEOUT)
+        slowest = max(
+            map(functools.partial(_cpu, compiled), long_lines(compiled, source, _LONG_LINE)),
+            default=0.0,
+        )
+        if slowest >= _SLOW_PROBE:
+            timeout = max(_LONG_LINE_TIMEOUT, 2 * _GROWTH * slowest)
+            for probe in long_lines(compiled, source, _GROWTH * _LONG_LINE):
+                compiled.search(probe, timeout=timeout)
     except TimeoutError:
         raise _Polynomial from None
+
+
+def _cpu(compiled: regex.Pattern[str], probe: str) -> float:
+    """The CPU seconds one search of ``probe`` takes (TimeoutError past the budget)."""
+    started = time.process_time()
+    compiled.search(probe, timeout=_LONG_LINE_TIMEOUT)
+    return time.process_time() - started
 
 
 def long_lines(compiled: regex.Pattern[str], source: str, length: int) -> list[str]:
