@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard.sources.gitcli import Started
+from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, Started
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -33,7 +33,9 @@ def attributes_asked(git_dir: str, trees: Sequence[str]) -> Started | None:
     commits) names an attribute that makes a checkout differ (``named``)."""
     if not trees:
         return None
+    # (unbounded, git maps as much of the pack as the trees span: 30 MB of git/git's)
     return Started(
+        *BOUNDED_PACK_MAPS,
         f"--git-dir={git_dir}",
         "grep",
         "-q",

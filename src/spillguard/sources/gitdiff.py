@@ -82,7 +82,7 @@ from spillguard.sources.diffparse import (
     lines_by_number,
     plain_text,
 )
-from spillguard.sources.gitcli import run_git
+from spillguard.sources.gitcli import LOOKUP_GIT_MEMORY, run_git
 from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 from spillguard.sources.received_cli import commit_details, iter_commit
@@ -95,10 +95,11 @@ _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size
 #: extension lines (80 or more each), an oid line (76) and a size line (7 or more).
 _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
 
-#: The memory of the gits beside a chunk's ``git diff-tree`` (merges, blobs, renames),
-#: over ``git_command``'s bounds (the later -c wins): on git/git's newest 4,000 commits,
-#: the merges' git took 64 MB with the commits' settings and 37 MB with these, for 8 %
-#: more of its time.
+#: The memory of the gits beside a chunk's ``git diff-tree`` that read blobs (merges'
+#: diffs, blobs read whole), over ``git_command``'s bounds (the later -c wins): on
+#: git/git's newest 4,000 commits, the merges' git took 64 MB with the commits'
+#: settings and 37 MB with these, for 8 % more of its time. Those that ask of sizes and
+#: renames keep less (``gitcli.LOOKUP_GIT_MEMORY``).
 _SIDE_GIT_MEMORY = ("-c", "core.deltaBaseCacheLimit=8m", "-c", "core.packedGitLimit=16m")
 
 #: A gitlink (a submodule's commit) and a symlink (its target's text), by mode.
@@ -166,10 +167,11 @@ def iter_commits_fast(  # noqa: PLR0913 - keyword-only knobs of one reading
             merged = iter(merges)
         heads = BlobHeads(side, env, max_size)
         running.callback(heads.close)
-        sizes = BlobSizes(side, env)
+        lookups = [*command, *LOOKUP_GIT_MEMORY]
+        sizes = BlobSizes(lookups, env)
         running.callback(sizes.close)
         blobs = _Blobs(heads, sizes, max_size)
-        renames = Renames(side, env)
+        renames = Renames(lookups, env)
         running.callback(renames.close)
         ordered = iter(diffs)
         written = _Written(git_dir, commits, parents)

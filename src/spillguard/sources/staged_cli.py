@@ -49,7 +49,7 @@ from spillguard.sources.diffparse import (
     starts_archive,
     starts_wide,
 )
-from spillguard.sources.gitcli import cat_objects, run_git
+from spillguard.sources.gitcli import LOOKUP_GIT_MEMORY, cat_objects, run_git
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 
 if TYPE_CHECKING:
@@ -483,7 +483,9 @@ def _with_blobs(
 
 def _sizes(git_dir: str, names: Sequence[str]) -> dict[str, int] | None:
     """The size of each named blob; names that are missing or not blobs are left out."""
-    output = run_git(f"--git-dir={git_dir}", "cat-file", "--batch-check", stdin=_lines(names))
+    output = run_git(
+        *LOOKUP_GIT_MEMORY, f"--git-dir={git_dir}", "cat-file", "--batch-check", stdin=_lines(names)
+    )
     if output is None:
         return None
     sizes = {}
@@ -498,7 +500,9 @@ def blob_contents(git_dir: str, names: Sequence[str]) -> dict[str, bytes] | None
     """The content of each named blob; a GitError names one git does not have."""
     if not names:
         return {}
-    output = run_git(f"--git-dir={git_dir}", "cat-file", "--batch", stdin=_lines(names))
+    output = run_git(
+        *LOOKUP_GIT_MEMORY, f"--git-dir={git_dir}", "cat-file", "--batch", stdin=_lines(names)
+    )
     if output is None:
         return None
     found = cat_objects(output, names)
