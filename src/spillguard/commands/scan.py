@@ -67,10 +67,13 @@ def _selected_commits(options: ScanOptions, listing: Listing | None) -> tuple[st
 
     Resolved before any scanning, so a bad revision fails first: as git lists them,
     or, without git, by a libgit2 walk. libgit2's memory is bounded for the walk and
-    for the workers, which inherit the bound.
+    for the workers, which inherit the bound, as they inherit malloc's return of
+    freed memory (``core.allocator``).
     """
     from spillguard import git
+    from spillguard.core.allocator import return_freed_memory
 
+    return_freed_memory()
     git.bound_pack_memory()
     if listing is not None:
         from spillguard.sources.gitcli import git_dir_of
