@@ -28,8 +28,20 @@ def run_on_terminal(
         argv, stdin=subprocess.DEVNULL, env=dict(env), cwd=cwd, **on_tty, **piped
     )
     os.close(secondary)
+    shown = read_all(primary)  # as it runs: a full terminal buffer would stall the child
+    out, err = process.communicate()
+    other = err if stream == "stdout" else out
+    code = process.returncode
+    os.close(primary)
+    return PtyRun(code, shown.replace("\r\n", "\n"), other.decode())  # the tty's onlcr
+
+
+def read_all(primary: int) -> str:
+    """Everything written to the terminal until every writer has closed it. One read is
+    not enough: the kernel hands a terminal's output to its reader in pieces, later
+    ones after a delay on a busy machine."""
     chunks: list[bytes] = []
-    while True:  # drain as it runs: a full terminal buffer would stall the child
+    while True:
         try:
             chunk = os.read(primary, 65536)
         except OSError:  # EIO: every writer has closed the terminal
@@ -37,9 +49,4 @@ def run_on_terminal(
         if not chunk:
             break
         chunks.append(chunk)
-    out, err = process.communicate()
-    other = err if stream == "stdout" else out
-    code = process.returncode
-    os.close(primary)
-    shown = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")  # the tty's onlcr
-    return PtyRun(code, shown, other.decode())
+    return b"".join(chunks).decode("utf-8", "replace")

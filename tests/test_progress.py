@@ -13,7 +13,7 @@ from spillguard.scanning import parallel
 from spillguard.scanning.progress import NullProgress, TerminalProgress, progress_for
 from testing.gitrepo import GitRepo
 from testing.reports import sample_ruleset
-from testing.terminal import run_on_terminal
+from testing.terminal import read_all, run_on_terminal
 from testing.tokens import expand
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def test_terminal_progress_is_a_bar_with_count_rate_and_eta() -> None:
         for done in range(1, 5):
             progress.update(done)
         progress.finish()
-    shown = os.read(primary, 65536).decode()
+    shown = read_all(primary)
     os.close(primary)
     assert "━" in shown  # a bar
     assert "4/4" in shown
