@@ -122,8 +122,6 @@ _ESCAPE = r"\\[ux/]|&#|&[A-Za-z][A-Za-z0-9]{1,31};|%[0-9A-Fa-f]{2}"
 _SOFT_BREAK = r"(?m)=[0-9A-F]{2}|=\r?$"
 
 
-
-
 def _lines_to_decode(text: str, *, printable: bool) -> list[tuple[int, int]]:
     """The (start, end) of each line that holds something a decoder reads, in order."""
     searches = [_compiled(_ESCAPE)]

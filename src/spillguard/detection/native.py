@@ -103,7 +103,6 @@ class NativeMatcher:
             index for index in rules if patterns[index] == NO_PATTERN or patterns[index] in found
         ]
 
-
     def _scan(self, line: str) -> frozenset[int]:
         """The patterns whose loosened forms match in ``line``, by one scan."""
         found: set[int] = set()
