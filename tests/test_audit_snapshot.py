@@ -78,6 +78,23 @@ def test_an_unchanged_estate_reports_what_opening_every_repository_reports(
     assert {b["reason"] for b in by_branch(fast).values()} == {"current"}
 
 
+def test_an_unchanged_repository_is_not_opened_so_its_objects_are_not_read(
+    estate: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As docs/audit.md says: refs and configuration are compared, nothing more."""
+    state = str(tmp_path / "s.sqlite")
+    _audited_twice(capsys, estate, state)
+    shutil.rmtree(estate / "team" / "lib.git" / "objects")
+    (estate / "team" / "lib.git" / "objects").mkdir()
+    code, tree, err = audit(capsys, str(estate), "--state", state)
+    assert (code, err) == (1, "")
+    assert by_branch(tree)["team/lib:main"]["reason"] == "current"
+    (estate / "team" / "lib.git" / "HEAD").write_text("ref: refs/heads/main\n\n")  # touched
+    code, tree, err = audit(capsys, str(estate), "--state", state)
+    assert (code, tree["summary"]["failed"]) == (3, 1)  # opened: its commits are gone
+    assert "team/lib: unreadable" in err
+
+
 def test_a_loose_ref_moved_to_a_secret_is_judged(
     estate: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
