@@ -82,7 +82,7 @@ from spillguard.sources.diffparse import (
     lines_by_number,
     plain_text,
 )
-from spillguard.sources.gitcli import LOOKUP_GIT_MEMORY, run_git
+from spillguard.sources.gitcli import LOOKUP_GIT_MEMORY, SIDE_GIT_MEMORY, run_git
 from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 from spillguard.sources.received_cli import commit_details, iter_commit
@@ -94,13 +94,6 @@ _POINTER_PREFIXES = (b"version https://git-lfs", b"ext-", b"oid sha256:", b"size
 #: The most lines an LFS pointer file can have: under 1024 bytes, a version line (43),
 #: extension lines (80 or more each), an oid line (76) and a size line (7 or more).
 _POINTER_LINES = 3 + (1024 - 43 - 76 - 7) // 80
-
-#: The memory of the gits beside a chunk's ``git diff-tree`` that read blobs (merges'
-#: diffs, blobs read whole), over ``git_command``'s bounds (the later -c wins): on
-#: git/git's newest 4,000 commits, the merges' git took 64 MB with the commits'
-#: settings and 37 MB with these, for 8 % more of its time. Those that ask of sizes and
-#: renames keep less (``gitcli.LOOKUP_GIT_MEMORY``).
-_SIDE_GIT_MEMORY = ("-c", "core.deltaBaseCacheLimit=8m", "-c", "core.packedGitLimit=16m")
 
 #: A gitlink (a submodule's commit) and a symlink (its target's text), by mode.
 GITLINK_MODE = 0o160000
@@ -160,7 +153,7 @@ def iter_commits_fast(  # noqa: PLR0913 - keyword-only knobs of one reading
             parents is None or any(len(parents[each]) > 1 for each in commits)
         )
         # The gits beside the commits' read far fewer objects: less memory is enough.
-        side = [*command, *_SIDE_GIT_MEMORY]
+        side = [*command, *SIDE_GIT_MEMORY]
         if merges_among and combined_merges():
             merges = GitDiffs([*side, *MERGE_LOG, COMMIT_FORMAT], env, ids, scratch, "merges")
             running.callback(merges.close)

@@ -49,7 +49,12 @@ from spillguard.sources.diffparse import (
     starts_archive,
     starts_wide,
 )
-from spillguard.sources.gitcli import LOOKUP_GIT_MEMORY, cat_objects, run_git
+from spillguard.sources.gitcli import (
+    LOOKUP_GIT_MEMORY,
+    SIDE_GIT_MEMORY,
+    cat_objects,
+    run_git,
+)
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 
 if TYPE_CHECKING:
@@ -279,6 +284,7 @@ def _diffs(
         if scratch is None:
             return None
         command, env = git_command(git_dir, scratch, empty_tree)
+        command += SIDE_GIT_MEMORY  # one commit (or the staged files): few objects
         try:
             if not diffs:
                 # renames only against HEAD, as libgit2's find_renames on the index diff
