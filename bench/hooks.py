@@ -23,7 +23,8 @@ MAX_PRE_COMMIT = 0.090
 #: Betterleaks' own pre-commit: the added lines of the staged changes.
 BETTERLEAKS_STAGED = ("git", "--staged", "--no-banner", "--log-level", "error", "--exit-code", "0")
 MAX_PUSH_EXTRA = 0.100
-#: A push that only deletes a ref: about Python's own start-up.
+#: A push that only deletes refs, or moves them to commits the server has: about
+#: Python's own start-up.
 MAX_DELETE_EXTRA = 0.030
 IMPORT_OFFENDERS = 6
 # A clean one-file change: a new function appended to a Python file.
@@ -174,6 +175,18 @@ def _same_once(source: Path, target: Path, branch: str, env: dict[str, str]) -> 
     return result
 
 
+def _move_once(source: Path, target: Path, branch: str, env: dict[str, str]) -> measure.Run:
+    """A push that moves a branch to a commit the server has: ``main``'s tip, from the
+    commit before it (set again, untimed)."""
+    before = _git("rev-parse", f"{branch}~2", cwd=source).strip()
+    subprocess.run(
+        ["git", "update-ref", "refs/heads/bench-move", before], cwd=target, check=False, env=env
+    )
+    return measure.run(
+        ["git", "push", "-q", str(target), f"{branch}~1:refs/heads/bench-move"], cwd=source, env=env
+    )
+
+
 def _push_median(  # noqa: PLR0913 - one push, and how it is made
     source: Path,
     target: Path,
@@ -267,13 +280,17 @@ def _paired_rows(  # noqa: PLR0913 - the push, how it is made, what it is measur
 def _delete_rows(
     source: Path, plain: Path, hooked: Path, branch: str, context: Context
 ) -> list[Row]:
-    """A push that only deletes a branch, and one that adds no commit (a new branch at a
-    commit the server has), without and with the hook: nothing, or only the new ref's
-    name, to judge."""
+    """A push that only deletes a branch, one that adds no commit (a new branch at a
+    commit the server has) and one that moves a branch to such a commit, without and
+    with the hook: nothing to judge, but the new branch's name."""
     servers = (source, plain, hooked)
     deleting = "git push deleting a branch"
     rows = _paired_rows(
         deleting, _delete_once, servers, branch, context=context, target=MAX_DELETE_EXTRA
     )
-    adding = "git push adding no commit"
-    return rows + _paired_rows(adding, _same_once, servers, branch, context=context)
+    adding = "git push adding no commit (a new branch)"
+    rows += _paired_rows(adding, _same_once, servers, branch, context=context)
+    moving = "git push moving a branch to a commit the server has"
+    return rows + _paired_rows(
+        moving, _move_once, servers, branch, context=context, target=MAX_DELETE_EXTRA
+    )

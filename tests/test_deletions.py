@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from spillguard.hooks.deletions import only_deletions, only_sent_deletions
+from spillguard.hooks.deletions import moves_to_known_commits, only_deletions, only_sent_deletions
 from testing.gitrepo import GitRepo
 from testing.server import Server, install_hook
 from testing.tokens import expand
@@ -90,6 +90,109 @@ def test_the_answer_loads_neither_rules_nor_git(server: Server, tmp_path: Path) 
     ours = {name for name in loaded if name.startswith("spillguard")}
     assert ours == {"spillguard", "spillguard.hooks", "spillguard.hooks.deletions"}
     assert not loaded & {"regex", "pygit2", "dataclasses", "subprocess"}
+
+
+def test_a_push_moving_refs_to_known_commits_is_accepted_at_once(server: Server) -> None:
+    server.work.git("checkout", "-q", "main")
+    first = server.work.head()
+    second = _commit(server, "two")
+    assert server.push(f"{first}:refs/heads/release", "HEAD:refs/heads/main")[0] == 0
+    code, output = server.push("HEAD:refs/heads/release")  # fast-forwarded, nothing new
+    assert code == 0, output
+    assert "push accepted: it moves refs to commits the repository has" in output
+    assert server.refs()["refs/heads/release"] == second
+    code, output = server.push("--force", f"{first}:refs/heads/release")  # and back
+    assert code == 0, output
+    assert "it moves refs to commits the repository has" in output
+    assert server.refs()["refs/heads/release"] == first
+
+
+def _commit(server: Server, text: str) -> str:
+    server.work.write("notes.txt", f"{text}\n")
+    return server.work.commit(text)
+
+
+@pytest.fixture(scope="module")
+def known(server: Server, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The bare repository's ids: a commit on main, an annotated tag, and a commit no
+    ref reaches (fetched in, then its ref deleted), holding a secret."""
+    work, bare = server.work, server.bare
+    work.git("checkout", "-q", "main")
+    main = server.refs()["refs/heads/main"]
+    work.git("tag", "-a", "-m", "a release", "v-known", main)
+    assert server.push("refs/tags/v-known")[0] == 0
+    work.git("checkout", "-q", "-b", "dangling")
+    work.write("k.env", f"AWS_ID={expand('AKIA{rand:A2:16}', 'dangling')}\n")
+    dangling = work.commit("a key")
+    work.git("checkout", "-q", "main")
+    bare.git("fetch", "-q", str(work.path), "dangling:refs/fetched")  # no hook runs
+    bare.git("update-ref", "-d", "refs/fetched")
+    quarantine = tmp_path_factory.mktemp("quarantine")
+    tag = server.refs()["refs/tags/v-known"]
+    return {"main": main, "tag": tag, "dangling": dangling, "quarantine": str(quarantine)}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "accepted"),
+    [
+        ("main", "main", True),  # a move to a commit a ref reaches
+        ("main", "dangling", False),  # its commit is new to every ref: judged
+        ("main", "tag", False),  # an annotated tag: its message is judged
+        ("zero", "main", False),  # a new ref: its name is judged
+    ],
+)
+def test_what_a_move_brings_is_asked_of_git(
+    server: Server, known: dict[str, str], old: str, new: str, accepted: bool
+) -> None:
+    ids = {**known, "zero": ZERO}
+    environ = {
+        **os.environ,
+        "GIT_DIR": str(server.bare.path),
+        "GIT_QUARANTINE_PATH": known["quarantine"],
+    }
+    text = f"{ids[old]} {ids[new]} refs/heads/moved\n{OLD} {ZERO} refs/heads/gone\n"
+    assert moves_to_known_commits(text, environ) is accepted
+
+
+def test_a_move_that_brings_objects_is_judged(server: Server, tmp_path: Path) -> None:
+    main = server.refs()["refs/heads/main"]
+    quarantine = tmp_path / "quarantine"
+    (quarantine / "pack").mkdir(parents=True)
+    text = f"{main} {main} refs/heads/moved\n"
+    environ = {**os.environ, "GIT_DIR": str(server.bare.path)}
+    quarantined = {**environ, "GIT_QUARANTINE_PATH": str(quarantine)}
+    assert moves_to_known_commits(text, quarantined)  # folders, no object
+    (quarantine / "pack" / "pack-1.pack").write_bytes(b"PACK")
+    assert not moves_to_known_commits(text, quarantined)
+    assert not moves_to_known_commits(text, environ)  # no quarantine: run by hand
+
+
+def test_the_move_answer_loads_no_rules_nor_subprocess(
+    server: Server, known: dict[str, str]
+) -> None:
+    """What the hook script runs, with Python's own import log: the answer loads
+    the hook's input reader and git's pinned command line, nothing else of ours."""
+    main = known["main"]
+    completed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "spillguard", "hook", "pre-receive"],
+        input=f"{main} {main} refs/heads/main\n",
+        capture_output=True,
+        text=True,
+        cwd=server.bare.path,
+        env={**os.environ, "GIT_DIR": ".", "GIT_QUARANTINE_PATH": known["quarantine"]},
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "it moves refs to commits the repository has" in completed.stderr
+    loaded = {
+        line.rsplit("|", 1)[1].strip()
+        for line in completed.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    ours = {name for name in loaded if name.startswith("spillguard")}
+    core = {"spillguard.core", "spillguard.core.gitcommand"}
+    assert ours == {"spillguard", "spillguard.hooks", "spillguard.hooks.deletions", *core}
+    assert not loaded & {"regex", "dataclasses", "subprocess", "typing", "pathlib"}
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ never makes it run a program.
 git runs programs its configuration names, and a repository's configuration
 (``.git/config``, a bare repository's ``config``, and every file they include) is
 written by whoever handed over the repository, or by a server's tenant. Every git
-spillguard starts is started here (``run``, ``start``), with its arguments from
+spillguard starts is started here (``run``, ``start``, ``answer``), with its arguments from
 ``command`` (or ``fetch_command``) and its environment from ``environment``;
 ``tests/test_git_config_programs.py`` keeps every process started in ``src/`` to this
 module. Options given with ``-c`` outrank every configuration file, included ones
@@ -55,16 +55,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import subprocess
-import threading
 import time
-from typing import IO, TYPE_CHECKING
 
-from spillguard.core.errors import GitTimeoutError
-
+#: As ``typing.TYPE_CHECKING`` (mypy reads it alike). ``subprocess``, ``threading``,
+#: ``signal``, ``typing`` and the errors' ``enum`` are imported where first used: a
+#: push with nothing to judge is answered (``answer``) in Python's own start-up time.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import subprocess
     from collections.abc import Iterator, Mapping, Sequence
+    from typing import IO
 
     #: Where a started git reads or writes: a pipe, a file, or nowhere.
     Stream = int | IO[bytes] | None
@@ -106,12 +106,48 @@ def fetch_environment() -> dict[str, str]:
     return {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
 
 
+def answer(argv: Sequence[str], *, stdin: bytes, env: Mapping[str, str]) -> bytes | None:
+    """``argv``'s output where it succeeds, else None (git missing or failing), started
+    without ``subprocess`` (whose imports cost as much as Python's own start-up): for
+    the question a hook asks before the rest of spillguard loads, when no deadline is
+    set yet. ``stdin`` is written whole before the output is read, so only for a git
+    that reads all its input before it answers in a few lines."""
+    read_in, write_in = os.pipe()
+    read_out, write_out = os.pipe()
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    actions = [
+        (os.POSIX_SPAWN_DUP2, read_in, 0),
+        (os.POSIX_SPAWN_DUP2, write_out, 1),
+        (os.POSIX_SPAWN_DUP2, quiet, 2),
+    ]
+    try:
+        pid = os.posix_spawnp(argv[0], list(argv), dict(env), file_actions=actions)
+    except OSError:
+        pid = None
+    for end in (read_in, write_out, quiet):
+        os.close(end)
+    output = None
+    with os.fdopen(write_in, "wb") as given, os.fdopen(read_out, "rb") as said:
+        if pid is not None:
+            with contextlib.suppress(BrokenPipeError):  # it ended without reading it all
+                given.write(stdin)
+            given.close()
+            output = said.read()
+    if pid is None:
+        return None
+    return output if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0 else None
+
+
 def run(
     argv: Sequence[str], *, stdin: bytes = b"", env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """``argv`` run to its end, its output captured, in ``env`` (``environment()`` by
     default); under a deadline it is killed there (``GitTimeoutError``). Without git,
     FileNotFoundError, as ``subprocess.run`` raises it."""
+    import subprocess
+
+    from spillguard.core.errors import GitTimeoutError
+
     timeout = _left()
     env = environment() if env is None else env
     if timeout is None:
@@ -146,6 +182,8 @@ def start(
 ) -> subprocess.Popen[bytes]:
     """``argv`` started, for its caller to talk to and reap; under a deadline it is
     killed there (its output then ends early, and it exits with a signal)."""
+    import subprocess
+
     _left()
     watch = _watch
     git = subprocess.Popen(
@@ -164,6 +202,8 @@ def start(
 def _kill(git: subprocess.Popen[bytes]) -> None:
     """``git`` and every process of its group (it leads one under a deadline). Once
     reaped, its number may be another's: left alone (git waits for what it started)."""
+    import signal
+
     if git.returncode is None:
         with contextlib.suppress(OSError):  # ended meanwhile
             os.killpg(git.pid, signal.SIGKILL)
@@ -187,6 +227,8 @@ class _Watch:
     """The gits started before a deadline, killed by a timer thread when it passes."""
 
     def __init__(self, when: float) -> None:
+        import threading
+
         self.when = when
         self._gits: list[subprocess.Popen[bytes]] = []
         self._lock = threading.Lock()
@@ -222,5 +264,7 @@ def _left() -> float | None:
         return None
     left = watch.when - time.monotonic()
     if left <= 0:
+        from spillguard.core.errors import GitTimeoutError
+
         raise GitTimeoutError
     return left
