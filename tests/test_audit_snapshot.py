@@ -256,3 +256,12 @@ def test_a_repository_with_a_file_that_cannot_be_read_is_opened_each_time(
             rows = connection.execute("SELECT name, snapshot IS NULL FROM repositories")
             assert dict(rows) == {"app": 1, "lib": 0}
         connection.close()
+
+
+def test_a_config_that_cannot_be_read_fails_each_repository(
+    estate: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = str(tmp_path / "s.sqlite")
+    code, tree, err = audit(capsys, str(estate), "--state", state, "--config", str(tmp_path))
+    assert (code, tree["summary"]["failed"]) == (3, 2)
+    assert err.count(f"{tmp_path}: cannot read: Is a directory") == 2

@@ -77,8 +77,15 @@ def _salt(*, config_path: str | None, branches: str | None, environ: Mapping[str
     texts = (config_path, branches, environ.get("GIT_DIR"), environ.get("GIT_COMMON_DIR"))
     parts = [_part(None if text is None else os.fsencode(text)) for text in texts]
     parts.extend(_part(path.read_bytes()) for path in _code())
-    parts.append(_part(None if config_path is None else _read(config_path)))
+    parts.append(_part(None if config_path is None else _admin_file(config_path)))
     return hashlib.sha256(b"".join(parts)).digest()
+
+
+def _admin_file(path: str) -> bytes | None:
+    try:
+        return _read(path)
+    except OSError:  # a folder, unreadable: every repository fails to load it, and says so
+        return None
 
 
 def _git_dir(path: str) -> tuple[str, dict[str, os.DirEntry[str]]] | None:
