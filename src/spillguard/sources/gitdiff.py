@@ -37,9 +37,8 @@ hook then fails closed instead).
 from __future__ import annotations
 
 import functools
+import os
 import re
-import shutil
-import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,6 +86,8 @@ from spillguard.sources.messages import commit_message
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 from spillguard.sources.received_cli import commit_details, iter_commit
 from spillguard.sources.renames import Renames
+from spillguard.sources.scratch import scratch as scratch_in
+from spillguard.sources.scratch import temporary_parent
 from spillguard.sources.staged_cli import empty_tree_id, unquote
 
 #: How every line of an LFS pointer file starts (``decode.is_lfs_pointer`` has the format).
@@ -113,8 +114,13 @@ if TYPE_CHECKING:
 
 
 def usable() -> bool:
-    """Whether git is on PATH (attributes never change what it reads: ``git_command``)."""
-    return shutil.which("git") is not None
+    """Whether git is on PATH (attributes never change what it reads: ``git_command``).
+    Not ``shutil.which``: its import (bz2, lzma) costs a push's hook milliseconds."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or os.curdir, "git")  # noqa: PTH118
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):  # noqa: PTH113
+            return True
+    return False
 
 
 def iter_commits_fast(  # noqa: PLR0913 - keyword-only knobs of one reading
@@ -139,7 +145,10 @@ def iter_commits_fast(  # noqa: PLR0913 - keyword-only knobs of one reading
     ``merge_diffs``, a merge gives only its message (no git diffs merges).
     """
     git_dir = str(Path(git_dir).resolve())  # git runs from a scratch directory
-    with tempfile.TemporaryDirectory(prefix="spillguard-") as scratch, ExitStack() as running:
+    parent = temporary_parent()
+    with scratch_in(parent, mode=0o700) as scratch, ExitStack() as running:
+        if scratch is None:
+            raise GitError(f"{parent}: no scratch folder can be made there for git")
         empty = EMPTY_TREE if not commits or len(commits[0]) == len(EMPTY_TREE) else None
         empty = empty or empty_tree_id(git_dir)
         command, env = git_command(git_dir, scratch, empty, max_size=max_size)

@@ -56,9 +56,10 @@ from spillguard.sources.gitcli import (
     run_git,
 )
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
+from spillguard.sources.scratch import scratch as scratch_in
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Sequence
 
     from spillguard.core.models import CommitInfo
     from spillguard.sources import Source
@@ -238,7 +239,7 @@ def _index_tree(git_dir: str, index: str) -> str:
     as a tree, from a copy beside an empty work tree: writing the index itself, git
     reads again the files it cannot tell from their staged version by their times,
     through the clean filter their attributes name (a program)."""
-    with _scratch(git_dir) as scratch:
+    with scratch_in(git_dir) as scratch:
         written = None
         if scratch is not None:
             copy = Path(scratch, "index")
@@ -280,7 +281,7 @@ def _diffs(
     diffs: list[CommitDiff] = [] if first is None else [first]
     if not bases:
         return diffs
-    with _scratch(git_dir) as scratch:
+    with scratch_in(git_dir) as scratch:
         if scratch is None:
             return None
         command, env = git_command(git_dir, scratch, empty_tree)
@@ -342,30 +343,6 @@ def _only_paths(diff: CommitDiff) -> tuple[str, ...] | None:
     if sum(map(len, paths)) > _PATHS_LIMIT:
         return ()
     return ("--", *(f":(literal){path}" for path in paths))
-
-
-@contextlib.contextmanager
-def _scratch(git_dir: str) -> Iterator[str | None]:
-    """An empty directory inside the git directory for the run, or None if none can be made.
-
-    Not ``tempfile``: importing it (and shutil, bz2, lzma) costs a hook several ms.
-    """
-    path = Path(git_dir, f"spillguard-{os.getpid()}-{os.urandom(4).hex()}")
-    try:
-        path.mkdir()
-    except OSError:
-        yield None
-        return
-    try:
-        yield str(path)
-    finally:
-        # its files, and the git directory git read the objects through
-        for where, folders, files in os.walk(path, topdown=False):
-            for name in files:
-                Path(where, name).unlink()
-            for name in folders:
-                Path(where, name).rmdir()
-        path.rmdir()
 
 
 def _changed_files(
