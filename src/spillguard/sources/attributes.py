@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, Started
+from spillguard.sources.gitcli import Started
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -33,9 +33,10 @@ def attributes_asked(git_dir: str, trees: Sequence[str]) -> Started | None:
     commits) names an attribute that makes a checkout differ (``named``)."""
     if not trees:
         return None
-    # (unbounded, git maps as much of the pack as the trees span: 30 MB of git/git's)
+    # Its pack maps are left unbounded: bounded as the diffs' are, git/git's 70 trees
+    # before a chunk took 0.16 CPU-s instead of 0.07 (for a map of 57 MB, not 33, that
+    # lasts as long).
     return Started(
-        *BOUNDED_PACK_MAPS,
         f"--git-dir={git_dir}",
         "grep",
         "-q",
