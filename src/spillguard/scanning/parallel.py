@@ -77,6 +77,10 @@ class _Job:
     done_items: tuple[type, ...] = (CommitWalked,)
     #: The native prefilter, made before the workers fork (they inherit it).
     native: NativeMatcher | None = None
+    #: Whether the work is commits, which the parent counts itself: a worker's results
+    #: then leave out the ids of those judged (git/git's 85,361, each held again in
+    #: the parent once shipped back).
+    counts_commits: bool = False
 
 
 #: The job of this scan, set in the parent before forking, so workers inherit it
@@ -195,6 +199,8 @@ def _worker(part: Sequence[Any]) -> Tally:
     known = len(scanner.errors)
     tally = _judge_chunk(_job, part, scanner)
     tally.errors = scanner.errors[known:]
+    if _job.counts_commits:
+        tally.commits = set()
     return tally
 
 
@@ -263,10 +269,10 @@ def scan_commits(  # noqa: PLR0913 - keyword-only knobs of one scan
     started = time.monotonic()
     items = functools.partial(_commit_items, repo_path, max_size, merge_diffs)
     native = native_matcher(commits=len(commits), workers=_plan(commits, jobs)[1])
-    job = _Job(ruleset=ruleset, items=items, native=native)
+    job = _Job(ruleset=ruleset, items=items, native=native, counts_commits=True)
     shown = progress or NullProgress()
     total = _judge_parts(job, commits, jobs, on_finding=on_finding, shown=shown, noun="commits")
-    total.commits.update(commits)  # those that add no line were walked too
+    total.commits.update(commits)  # every commit walked, whoever judged it
     scanner = Scanner(ruleset, native=job.native)
     scanner.note_errors(total.errors)
     last = Tally()
