@@ -450,7 +450,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _common(args: argparse.Namespace) -> CommonOptions:
-    return CommonOptions(**{name: getattr(args, name) for name in CommonOptions._fields})
+    return CommonOptions(**{name: getattr(args, name) for name in CommonOptions.FIELDS})
 
 
 def _sync(args: argparse.Namespace) -> SyncOptions:
@@ -647,7 +647,7 @@ def _bare_hook(given: Sequence[str]) -> argparse.Namespace | None:
     Anything else is argparse's to parse."""
     if len(given) != 2 or given[0] != "hook" or given[1] not in _BARE_HOOKS:
         return None
-    defaults = CommonOptions._field_defaults
+    defaults = CommonOptions.__init__.__kwdefaults__ or {}
     return argparse.Namespace(version=None, command="hook", hook=given[1], **defaults)
 
 

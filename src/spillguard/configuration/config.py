@@ -9,7 +9,7 @@ per-repository configuration file.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
@@ -32,12 +32,17 @@ REPOSITORY_FILE = ".spillguard.toml"
 SERVER_REPOSITORY_FILE = "soteri-security.yml"
 
 
-class Layer(NamedTuple):
+class Layer(Frozen):
     """One validated configuration file (or synced cache) and the role it plays."""
+
+    __slots__ = ("data", "role", "source")
 
     role: LayerRole
     source: str
     data: Mapping[str, Any]
+
+    def __init__(self, role: LayerRole, source: str, data: Mapping[str, Any]) -> None:
+        fill(self, locals())
 
 
 class Config(Frozen):

@@ -383,5 +383,5 @@ def _server_trusted(layers: list[Layer], notices: list[str]) -> list[Layer]:
             f"{layer.source}: {key} is the administrator's setting; ignored" for key in ignored
         )
         data = {key: value for key, value in layer.data.items() if key in SERVER_REPOSITORY_KEYS}
-        trusted.append(layer._replace(data=data))
+        trusted.append(replace(layer, data=data))
     return trusted

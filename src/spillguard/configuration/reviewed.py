@@ -8,11 +8,12 @@ it applies to. A finding whose matched text hashes to an entry is not reported.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import ReviewedEntry
+from spillguard.core.values import Frozen, fill, replace
 from spillguard.detection.fingerprint import reviewed_digest
 
 REVIEWED_FILE = ".spillguard-reviewed.toml"
@@ -37,22 +38,44 @@ _HEADER = """\
 """
 
 
-class Record(NamedTuple):
+class Record(Frozen):
     """One entry of the file, with its audit fields."""
 
+    __slots__ = ("added_by", "date", "digest", "reason", "rule")
+
     digest: str
-    rule: str | None = None
-    reason: str = ""
-    added_by: str = ""
-    date: str = ""
+    rule: str | None
+    reason: str
+    added_by: str
+    date: str
+
+    def __init__(
+        self,
+        digest: str,
+        rule: str | None = None,
+        reason: str = "",
+        added_by: str = "",
+        date: str = "",
+    ) -> None:
+        fill(self, locals())
 
 
-class ReviewedFile(NamedTuple):
+class ReviewedFile(Frozen):
     """A reviewed file as read: its salt and its records."""
 
+    __slots__ = ("records", "salt", "source")
+
     salt: str
-    records: tuple[Record, ...] = ()
-    source: str = REVIEWED_FILE
+    records: tuple[Record, ...]
+    source: str
+
+    def __init__(
+        self,
+        salt: str,
+        records: tuple[Record, ...] = (),
+        source: str = REVIEWED_FILE,
+    ) -> None:
+        fill(self, locals())
 
 
 def new_file(source: str = REVIEWED_FILE) -> ReviewedFile:
@@ -139,7 +162,7 @@ def with_record(reviewed: ReviewedFile, record: Record) -> ReviewedFile:
     string, every one when it has no rule (it hides the string for every rule), else
     the one for its rule and the one for every rule (a rule narrows it)."""
     kept = [old for old in reviewed.records if not _covered(old, record)]
-    return reviewed._replace(records=(*kept, record))
+    return replace(reviewed, records=(*kept, record))
 
 
 def _covered(old: Record, new: Record) -> bool:
@@ -151,7 +174,7 @@ def _covered(old: Record, new: Record) -> bool:
 def without(reviewed: ReviewedFile, digest: str, rule: str | None) -> tuple[ReviewedFile, int]:
     """The file without the entries for ``digest`` (only ``rule``'s, when given); and how many."""
     kept = tuple(old for old in reviewed.records if not _matches(old, digest, rule))
-    return reviewed._replace(records=kept), len(reviewed.records) - len(kept)
+    return replace(reviewed, records=kept), len(reviewed.records) - len(kept)
 
 
 def _matches(record: Record, digest: str, rule: str | None) -> bool:

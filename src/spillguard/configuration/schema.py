@@ -3,23 +3,39 @@
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 from spillguard.core.errors import ConfigError
+from spillguard.core.values import Frozen, fill
 
 
-class Key(NamedTuple):
+class Key(Frozen):
     """One configuration key: its type, how to name it in an error, its default (a
     row of the tables below, as ``Key(str, "a string", "")`` reads)."""
 
+    __slots__ = ("choices", "default", "expected", "item", "kind", "maximum", "minimum")
+
     kind: type | tuple[type, ...]
     expected: str
-    default: Any = None
-    choices: tuple[str, ...] = ()
-    item: type | None = None
+    default: Any
+    choices: tuple[str, ...]
+    item: type | None
     #: The smallest number allowed (sizes, budgets and caps cannot be negative).
-    minimum: float | None = None
-    maximum: float | None = None
+    minimum: float | None
+    maximum: float | None
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        kind: type | tuple[type, ...],
+        expected: str,
+        default: Any = None,
+        choices: tuple[str, ...] = (),
+        *,
+        item: type | None = None,
+        minimum: float | None = None,
+        maximum: float | None = None,
+    ) -> None:
+        fill(self, locals())
 
 
 _STR_LIST = Key(list, "a list of strings", (), item=str)

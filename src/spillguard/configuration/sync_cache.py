@@ -53,11 +53,12 @@ a commit.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from spillguard.configuration.config import Layer, layer_from_table
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import ReviewedEntry
+from spillguard.core.values import Frozen, fill
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -70,12 +71,22 @@ SERVER_SOURCE = "server"
 DEFAULT_MAX_AGE_HOURS = 24.0
 
 
-class SyncedConfig(NamedTuple):
+class SyncedConfig(Frozen):
     """What a scan takes from the cache: a configuration layer and reviewed entries."""
 
-    layers: tuple[Layer, ...] = ()
-    reviewed: tuple[ReviewedEntry, ...] = ()
-    notices: tuple[str, ...] = ()
+    __slots__ = ("layers", "notices", "reviewed")
+
+    layers: tuple[Layer, ...]
+    reviewed: tuple[ReviewedEntry, ...]
+    notices: tuple[str, ...]
+
+    def __init__(
+        self,
+        layers: tuple[Layer, ...] = (),
+        reviewed: tuple[ReviewedEntry, ...] = (),
+        notices: tuple[str, ...] = (),
+    ) -> None:
+        fill(self, locals())
 
 
 def _read_pointer(path: Path, prefix: str = "") -> Path:

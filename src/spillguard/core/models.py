@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from spillguard.core.values import Frozen, fill
 
@@ -529,10 +529,15 @@ class ScanResult(Frozen):
         fill(self, locals())
 
 
-class RefUpdate(NamedTuple):
+class RefUpdate(Frozen):
+    __slots__ = ("new", "old", "ref")
+
     old: str
     new: str
     ref: str
+
+    def __init__(self, old: str, new: str, ref: str) -> None:
+        fill(self, locals())
 
 
 def is_zero_id(object_id: str) -> bool:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from spillguard.core.values import Frozen, fill
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -13,22 +15,47 @@ if TYPE_CHECKING:
 FORMATS = ("text", "json", "jsonl", "sarif", "csv")
 
 
-class ReportOptions(NamedTuple):
+class ReportOptions(Frozen):
     """How a report is written (masked or not, colour, duplicates, a summary or not),
     and what it may say of the rules and of where the findings come from."""
 
-    plaintext: bool = False
-    color: bool = False
-    deduplicate: bool = True
+    __slots__ = (
+        "color",
+        "command",
+        "deduplicate",
+        "plaintext",
+        "project",
+        "quiet",
+        "repository",
+        "rules",
+    )
+
+    plaintext: bool
+    color: bool
+    deduplicate: bool
     #: Findings and errors only: no summary.
-    quiet: bool = False
+    quiet: bool
     #: The rules in force, so a report can describe them (SARIF's reportingDescriptors).
-    rules: tuple[Rule, ...] = ()
+    rules: tuple[Rule, ...]
     #: Where the findings come from, for exports ("where known": the sync settings).
-    project: str | None = None
-    repository: str | None = None
+    project: str | None
+    repository: str | None
     #: How the reader runs spillguard, in the commands a report prints.
-    command: str = "spillguard"
+    command: str
+
+    def __init__(  # noqa: PLR0913 - every field, by name
+        self,
+        *,
+        plaintext: bool = False,
+        color: bool = False,
+        deduplicate: bool = True,
+        quiet: bool = False,
+        rules: tuple[Rule, ...] = (),
+        project: str | None = None,
+        repository: str | None = None,
+        command: str = "spillguard",
+    ) -> None:
+        fill(self, locals())
 
 
 class Writer(Protocol):

@@ -8,8 +8,9 @@ length show, and a line too wide to read is cut to a window around the secret.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from spillguard.core.values import Frozen, fill
 from spillguard.detection.redact import fixed_mask, unquoted
 
 if TYPE_CHECKING:
@@ -22,8 +23,10 @@ CONTEXT = 40
 ELLIPSIS = "..."
 
 
-class ShownLine(NamedTuple):
+class ShownLine(Frozen):
     """A finding's line as shown: the text around the secret, and the secret masked."""
+
+    __slots__ = ("after", "before", "column", "secret")
 
     before: str
     secret: str
@@ -31,6 +34,9 @@ class ShownLine(NamedTuple):
     #: 1-based column of the secret in the line (code points); None when the line
     #: was too long to keep and only the match is known.
     column: int | None
+
+    def __init__(self, before: str, secret: str, after: str, column: int | None) -> None:
+        fill(self, locals())
 
 
 def secret_span(finding: Finding) -> tuple[int, int]:
