@@ -2,10 +2,11 @@
 options record per command, built only by cli.py.
 
 They live below both ``cli.py`` (which fills them from argparse) and ``commands/``
-(which takes them), so neither imports the other's module to name them. Records
-(``NamedTuple``), not dataclasses: a frozen dataclass compiles six methods in every
-process that defines it, a commit hook's included. The other commands' options are
-in ``setup_options.py``: a commit hook defines none of their classes.
+(which takes them), so neither imports the other's module to name them. Plain
+values (``core.values``), neither dataclasses nor ``NamedTuple``: each builds its
+methods from source in every process that defines it, a commit hook's included. The
+other commands' options are in ``setup_options.py``: a commit hook defines none of
+their classes.
 """
 
 from __future__ import annotations
