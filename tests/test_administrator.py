@@ -61,7 +61,7 @@ def flat(output: str) -> str:
 
 def push_fixture(server: Server, branch: str) -> tuple[int, str]:
     server.work.write("tests/fixtures/aws.env", f"AWS_ACCESS_KEY_ID={FIXTURE_KEY}\n")
-    server.work.commit("a test fixture")
+    server.work.commit(f"a test fixture for {branch}")  # its own commit: not one pushed before
     return server.push(f"HEAD:refs/heads/{branch}")
 
 
