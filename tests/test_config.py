@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-from spillguard.configuration.config import Layer, LayerRole, load_layer_text
+from spillguard.configuration.config import Layer, load_layer_text
 from spillguard.configuration.resolution import resolve
 from spillguard.configuration.rules import builtin_rules
 from spillguard.core.errors import ConfigError
 from spillguard.detection.javaregex import translate
+
+if TYPE_CHECKING:
+    from spillguard.configuration.config import LayerRole
 
 USER = "/home/ada/.config/spillguard/config.toml"
 REPO = "/work/app/.spillguard.toml"

@@ -124,14 +124,14 @@ def test_unusual_changes_read_by_git_as_libgit2_reads_them(
 
 def test_the_hook_without_libgit2_or_dataclasses(base: GitRepo) -> None:
     """A plain commit, a finding reported, imports neither pygit2 nor ``dataclasses``
-    (nor ``inspect`` and ``ast``, which it brings) nor ``tempfile`` and ``shutil``:
-    that is the point of the fast path."""
+    (nor ``inspect`` and ``ast``, which it brings) nor ``tempfile`` and ``shutil``,
+    nor ``typing`` or ``argparse``: that is the point of the fast path."""
     base.write("app.py", f"key = '{KEY}'\n")
     base.git("add", "app.py")
     code = (
         "import sys\nfrom spillguard.cli import main\ncode = main(['hook', 'pre-commit'])\n"
-        "print(*sorted({'pygit2', 'dataclasses', 'inspect', 'ast', 'tempfile', 'shutil'}"
-        " & sys.modules.keys()), code)"
+        "print(*sorted({'pygit2', 'dataclasses', 'inspect', 'ast', 'tempfile', 'shutil',"
+        " 'typing', 'argparse'} & sys.modules.keys()), code)"
     )
     completed = subprocess.run(
         [sys.executable, "-c", code], cwd=base.path, capture_output=True, text=True, check=False

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from spillguard.commands.scan import report_options
 from spillguard.core.errors import ExitCode
@@ -12,6 +11,7 @@ from spillguard.core.output import open_output
 from spillguard.hooks.bypass import not_scanned
 from spillguard.report import writer
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

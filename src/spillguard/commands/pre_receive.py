@@ -12,7 +12,6 @@ import io
 import time
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spillguard.configuration.loading import default_branch_file_cli, load_server_config
 from spillguard.core import gitcommand
@@ -30,6 +29,7 @@ from spillguard.report.push_text import Policy, push_lines
 from spillguard.report.sanitize import clean
 from spillguard.sources.gitdiff import usable
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import TextIO

@@ -6,11 +6,11 @@ import os
 import sys
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spillguard.core.errors import UsageError
 from spillguard.core.values import replace
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import TextIO

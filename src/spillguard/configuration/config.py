@@ -9,22 +9,24 @@ per-repository configuration file.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Literal
 
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import Rule, RuleSet
 from spillguard.core.values import Frozen, fill
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
+    from typing import Any, Literal
 
     import regex
 
-#: global: the user's or administrator's file; server: the synced cache;
-#: repository: .spillguard.toml. (Command-line flags are applied by ``resolution.resolve``.)
-LayerRole = Literal["global", "server", "repository"]
+    #: global: the user's or administrator's file; server: the synced cache;
+    #: repository: .spillguard.toml. (Command-line flags are applied by ``resolution.resolve``.)
+    LayerRole = Literal["global", "server", "repository"]
+
 DEFAULT_RULE_TIMEOUT = 20.0
 REPOSITORY_FILE = ".spillguard.toml"
 #: The server app's own per-repository file (``server_yaml``): read when there is no

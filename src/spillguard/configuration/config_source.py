@@ -13,8 +13,6 @@ server's way for pre-push, and for every command once the repository is synced.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
 from spillguard.configuration.files import (
     MAX_REPOSITORY_FILE,
@@ -26,6 +24,7 @@ from spillguard.configuration.reviewed import REVIEWED_FILE
 from spillguard.core import gitcommand
 from spillguard.core.values import Frozen, fill
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from spillguard.configuration.config import (
     REPOSITORY_FILE,
@@ -36,8 +35,10 @@ from spillguard.configuration.sync_cache import (
 from spillguard.core.errors import ConfigError
 from spillguard.core.values import replace
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     import pygit2
 

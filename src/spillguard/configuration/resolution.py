@@ -10,8 +10,6 @@ The rules of precedence, as on the server app:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from spillguard.configuration import schema
 from spillguard.configuration.config import (
     DEFAULT_RULE_TIMEOUT,
@@ -22,8 +20,10 @@ from spillguard.configuration.config import (
 from spillguard.core.models import PasswordFilters, ReviewedEntry, Rule, RuleSet
 from spillguard.core.values import replace
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
+    from typing import Any
 
     import regex
 

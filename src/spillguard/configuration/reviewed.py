@@ -8,13 +8,15 @@ it applies to. A finding whose matched text hashes to an entry is not reported.
 
 from __future__ import annotations
 
-from typing import Any
-
 from spillguard.configuration import schema
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import ReviewedEntry
 from spillguard.core.values import Frozen, fill, replace
 from spillguard.detection.fingerprint import reviewed_digest
+
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
+if TYPE_CHECKING:
+    from typing import Any
 
 REVIEWED_FILE = ".spillguard-reviewed.toml"
 FORMAT_VERSION = 1

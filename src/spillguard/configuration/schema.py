@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any, cast
 
 from spillguard.core.errors import ConfigError
 from spillguard.core.values import Frozen, fill
+
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Key(Frozen):
@@ -211,12 +214,13 @@ def check_value(value: Any, key: Key, where: str) -> None:
         raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
     if isinstance(value, float) and not math.isfinite(value):  # TOML allows inf and nan
         raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
-    if key.minimum is not None and cast("float", value) < key.minimum:
+    given: Any = value  # of key.kind by now, which mypy cannot tell from a runtime type
+    if key.minimum is not None and given < key.minimum:
         raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
-    if key.maximum is not None and cast("float", value) > key.maximum:
+    if key.maximum is not None and given > key.maximum:
         raise ConfigError(f"{where} must be {key.expected}, not {value!r}")
     if key.item is not None:
-        for item in cast("list[Any]", value):
+        for item in given:
             if not isinstance(item, key.item):
                 raise ConfigError(f"{where} must be {key.expected}")
 

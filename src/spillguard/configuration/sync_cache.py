@@ -53,16 +53,17 @@ a commit.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from spillguard.configuration.config import Layer, layer_from_table
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import ReviewedEntry
 from spillguard.core.values import Frozen, fill
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Mapping
+    from typing import Any
 
 CACHE_VERSION = 1
 CACHE_NAME = "sync-cache.json"

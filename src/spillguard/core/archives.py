@@ -15,8 +15,7 @@ and the administrator's ``on_unscannable`` decides, as for a binary over the lim
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     import zipfile
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
-
 from spillguard.core.values import Frozen, fill
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any, Literal
 
     import regex
 
-RuleKind = Literal["builtin", "custom"]
+    RuleKind = Literal["builtin", "custom"]
+    #: What a scan covered, for its summary: commits, the staged changes, or files.
+    ScanScope = Literal["commits", "staged", "files"]
 
 #: Lines longer than this are reported with only the matched text (``truncated``),
 #: as the server does; the match offsets are then relative to that text.
@@ -413,10 +415,6 @@ class CommitWalked(Frozen):
 
     def __init__(self, *, commit: str) -> None:
         fill(self, locals())
-
-
-#: What a scan covered, for its summary: commits, the staged changes, or files.
-ScanScope = Literal["commits", "staged", "files"]
 
 
 class Skipped(Frozen):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from spillguard.core.errors import ExitCode
 from spillguard.core.values import replace
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from spillguard.core.models import Finding, ScanResult, Skipped
 

@@ -7,10 +7,10 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spillguard.core.errors import UsageError
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import TextIO

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

@@ -14,7 +14,6 @@ import itertools
 import operator
 import re
 import time
-from typing import TYPE_CHECKING
 
 from spillguard.core.archives import SEPARATOR as ARCHIVE_SEPARATOR
 from spillguard.core.models import MAX_LINE_LENGTH, Finding, Fragment, Rule, RuleError, RuleSet
@@ -39,6 +38,7 @@ from spillguard.detection.shape import (
     near_secret_word,
 )
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 

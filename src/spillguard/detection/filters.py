@@ -12,10 +12,10 @@ The other generic rules (``value_filter = "reference"``) apply both filters alwa
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from spillguard.core.models import PasswordFilters
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     import regex
 

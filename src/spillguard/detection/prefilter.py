@@ -16,10 +16,11 @@ from __future__ import annotations
 import operator
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
+    from typing import Any
 
 _Trie = dict[str, "_Trie"]
 #: (rules of each keyword with those of the keywords inside it, the offsets where a

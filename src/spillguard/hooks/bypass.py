@@ -3,8 +3,7 @@ tokens is not scanned by the hooks, and each hook says so in its verdict."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
 
 from spillguard.configuration.config import REPOSITORY_FILE, SERVER_REPOSITORY_FILE
 from spillguard.configuration.files import decoded
@@ -11,6 +10,7 @@ from spillguard.configuration.loading import load_config
 from spillguard.configuration.reviewed import REVIEWED_FILE
 from spillguard.scanning.run import run_scan
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Callable
 

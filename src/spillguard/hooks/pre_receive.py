@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from typing import TYPE_CHECKING
 
 from spillguard.core.errors import ExitCode, SpillguardError, UsageError
 from spillguard.core.models import RefUpdate, ScanResult, is_zero_id
@@ -19,6 +18,7 @@ from spillguard.core.outcome import is_blocking, name_unjudged, unjudged
 from spillguard.core.values import Frozen, Record, fill, replace
 from spillguard.hooks.bypass import bypass_token_in, not_scanned
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
 

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Protocol
 
 from spillguard.core.values import Frozen, fill
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
-    from typing import TextIO
+    from typing import Protocol, TextIO
 
     from spillguard.core.models import Finding, Rule, ScanResult
+
+    class Writer(Protocol):
+        def __call__(self, result: ScanResult, stream: TextIO, options: ReportOptions) -> None: ...
+
+    class FindingWriter(Protocol):
+        def __call__(self, finding: Finding, stream: TextIO, options: ReportOptions) -> None: ...
+
 
 FORMATS = ("text", "json", "jsonl", "sarif", "csv")
 
@@ -56,14 +63,6 @@ class ReportOptions(Frozen):
         command: str = "spillguard",
     ) -> None:
         fill(self, locals())
-
-
-class Writer(Protocol):
-    def __call__(self, result: ScanResult, stream: TextIO, options: ReportOptions) -> None: ...
-
-
-class FindingWriter(Protocol):
-    def __call__(self, finding: Finding, stream: TextIO, options: ReportOptions) -> None: ...
 
 
 def writer(name: str) -> Writer:

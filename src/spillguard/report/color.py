@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from spillguard.core.output import is_terminal
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import TextIO

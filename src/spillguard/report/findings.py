@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
 
 from spillguard.detection.redact import mask_match, mask_span, unquoted
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
+    from typing import Any
+
     from spillguard.core.models import Finding, ScanResult
 
 

@@ -7,8 +7,6 @@ matches are always masked, with the fixed mask the local hooks show (no length).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from spillguard.core.values import Frozen, fill
 from spillguard.detection.redact import fixed_mask
 from spillguard.report.sanitize import clean, clean_name
@@ -19,6 +17,7 @@ from spillguard.sources.rawobjects import PATH_NAME, REF_NAME
 #: The pseudo-paths of findings in names, which other lines show in clear.
 NAME_PATHS = frozenset({PATH_NAME, REF_NAME})
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

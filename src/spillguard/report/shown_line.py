@@ -8,11 +8,10 @@ length show, and a line too wide to read is cut to a window around the secret.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from spillguard.core.values import Frozen, fill
 from spillguard.detection.redact import fixed_mask, unquoted
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from spillguard.core.models import Finding
 

@@ -11,7 +11,6 @@ rewrite the reader's terminal.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
 from unicodedata import east_asian_width
 
 from spillguard.configuration.reviewed import REVIEWED_FILE
@@ -20,6 +19,7 @@ from spillguard.report.findings import shown_text, summary_dict
 from spillguard.report.sanitize import clean, clean_name
 from spillguard.report.shown_line import shown_line, windowed
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from typing import TextIO
 

@@ -6,7 +6,6 @@ import math
 import operator
 import os
 import time
-from typing import TYPE_CHECKING
 
 from spillguard.core.models import (
     Finding,
@@ -14,7 +13,6 @@ from spillguard.core.models import (
     RuleError,
     RuleSet,
     ScanResult,
-    ScanScope,
     ScanStats,
     Silenced,
     Skipped,
@@ -23,9 +21,11 @@ from spillguard.core.values import replace
 from spillguard.detection.engine import SILENCED_BY, OutOfTime, Scanner
 from spillguard.sources.messages import MESSAGE_PATHS
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
+    from spillguard.core.models import ScanScope
     from spillguard.detection.native import NativeMatcher
     from spillguard.sources import SourceItem
 

@@ -4,10 +4,9 @@ before ``sources.checkout`` reads any commit as its checkout writes it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from spillguard.sources.gitcli import Started
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 

@@ -10,10 +10,9 @@ small enough.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from spillguard.sources.gitcli import Conversation
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import TYPE_CHECKING
 
 from spillguard.sources.diffparse import common_dir
 from spillguard.sources.gitcli import git_output
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 

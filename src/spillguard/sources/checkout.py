@@ -21,7 +21,6 @@ from __future__ import annotations
 import codecs
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spillguard.core.errors import GitError
 from spillguard.core.models import is_zero_id
@@ -32,6 +31,7 @@ from spillguard.sources.diffparse import fragments, lines_by_number
 from spillguard.sources.gitcli import run_git
 from spillguard.sources.staged_cli import blob_contents
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 

@@ -21,7 +21,6 @@ import re
 import subprocess
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
 
 from spillguard.core import gitcommand
 from spillguard.core.archives import is_archive
@@ -32,8 +31,10 @@ from spillguard.core.values import Record
 from spillguard.sources.context import around
 from spillguard.sources.gitcli import BOUNDED_PACK_MAPS, Conversation
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from typing import IO
 
 #: How git is to diff, for commits and merges alike.
 _DIFF_OPTIONS = (

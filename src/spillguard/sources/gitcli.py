@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import subprocess
 import weakref
-from typing import TYPE_CHECKING
 
 from spillguard.core import gitcommand
 from spillguard.core.errors import GitError
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import IO

@@ -41,7 +41,6 @@ import os
 import re
 from contextlib import ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spillguard.core.archives import is_archive
 from spillguard.core.decode import (
@@ -102,6 +101,7 @@ SYMLINK_MODE = 0o120000
 #: Modes whose blobs git diffs as text the simple path judges as text.
 _TEXT_MODES = REGULAR_MODES | {SYMLINK_MODE}
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 

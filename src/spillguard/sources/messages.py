@@ -10,8 +10,6 @@ tag is followed as git follows it, by its first ``object`` line.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from spillguard.core import gitcommand
 from spillguard.core.models import Fragment
 from spillguard.sources.gitcli import cat_objects
@@ -23,6 +21,7 @@ from spillguard.sources.rawobjects import (
     tag_target,
 )
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 

@@ -13,13 +13,13 @@ judged when they came. Each ref a push creates is judged as ``<ref name>``.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from spillguard.core.decode import printable_text
 from spillguard.core.models import is_zero_id
 from spillguard.sources.diffparse import fragments
 from spillguard.sources.rawobjects import PATH_NAME, REF_NAME
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
 

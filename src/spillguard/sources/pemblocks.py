@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import TYPE_CHECKING
 
 from spillguard.core.decode import as_utf8
 from spillguard.sources.diffparse import lines_by_number
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 

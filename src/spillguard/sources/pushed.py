@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from spillguard.core import gitcommand
 from spillguard.core.decode import judged_as, skipped, unread_reason
@@ -37,6 +36,7 @@ from spillguard.sources.rawobjects import (
 )
 from spillguard.sources.received_cli import Tip, iter_tagged_objects
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 

@@ -20,10 +20,10 @@ encoding. A tree's entry names are judged by ``sources.names``.
 from __future__ import annotations
 
 import codecs
-from typing import TYPE_CHECKING
 
 from spillguard.sources.diffparse import commit_info_from, fragments, seconds
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 

@@ -12,7 +12,6 @@ had.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spillguard.core.decode import judged_as, skipped, unread_reason
 from spillguard.core.errors import GitError
@@ -23,6 +22,7 @@ from spillguard.sources.gitcli import git_output
 from spillguard.sources.messages import commit_message, tag_messages
 from spillguard.sources.staged_cli import empty_tree_id, read_tree_change
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 

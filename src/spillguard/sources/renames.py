@@ -20,11 +20,11 @@ trees): a rename cost four gits, now two.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
 
 from spillguard.sources.diffparse import DIFF_TREE, CommitDiff, parse
 from spillguard.sources.gitcli import Conversation
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
 

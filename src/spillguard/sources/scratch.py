@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from spillguard.core.archives import is_archive
 from spillguard.core.decode import (
@@ -58,6 +57,7 @@ from spillguard.sources.gitcli import (
 from spillguard.sources.pemblocks import may_touch_block, with_touched_blocks
 from spillguard.sources.scratch import scratch as scratch_in
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 

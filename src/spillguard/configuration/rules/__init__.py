@@ -8,7 +8,6 @@ import marshal
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from spillguard.configuration import schema
 from spillguard.configuration.config import parse_toml
@@ -16,8 +15,10 @@ from spillguard.core.errors import ConfigError
 from spillguard.core.models import Rule, rule_from_fields
 from spillguard.detection.checksums import CHECKS
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 #: The built-in rule files in judging order (the first rule that matches a line is
 #: the one reported): provider token shapes first, then the long tail of services,
