@@ -57,6 +57,7 @@ from pathlib import Path
 from spillguard.configuration.config import Layer, layer_from_table
 from spillguard.core.errors import ConfigError
 from spillguard.core.models import ReviewedEntry
+from spillguard.core.usercache import user_cache
 from spillguard.core.values import Frozen, fill
 
 TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
@@ -128,8 +129,7 @@ def cache_path(start: str | Path, environ: Mapping[str, str]) -> Path:
     common = common_git_dir(start, environ)
     if common is not None:
         return common / "spillguard" / CACHE_NAME
-    base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME", "~"), ".cache"))
-    return Path(base).expanduser() / "spillguard" / CACHE_NAME
+    return user_cache(environ) / CACHE_NAME
 
 
 def git_dir_cache_path(git_dir: str, environ: Mapping[str, str]) -> str:

@@ -59,9 +59,10 @@ _CLEAN_LINE_LENGTH = 1000
 def _compile(regexp: str, flags: int) -> regex.Pattern[str]:
     # regex is loaded by the first line that meets a rule: a commit hook whose change
     # holds no rule's keyword never loads it (~60 million instructions).
-    import regex
+    # Made from the user's cache where another process compiled it (``compiled``).
+    from spillguard.detection.compiled import cache_folder, compile_kept
 
-    return regex.compile(regexp, flags)
+    return compile_kept(regexp, flags, cache_folder())
 
 
 @functools.cache

@@ -31,6 +31,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from spillguard.core.usercache import user_cache
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
@@ -127,8 +129,7 @@ def _add(pattern: int, _start: int, _end: int, _flags: int, found: set[int]) -> 
 
 def cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """Where the databases are kept: the user's cache, as the synced rules are."""
-    base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME", "~"), ".cache"))
-    return Path(base).expanduser() / "spillguard" / "vectorscan"
+    return user_cache(environ) / "vectorscan"
 
 
 def matcher(

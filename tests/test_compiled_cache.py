@@ -1,0 +1,159 @@
+"""Compiled rule patterns kept in the user's cache (``detection.compiled``).
+
+A pattern made from its kept file must be the pattern regex compiles: every built-in
+rule, on its own examples and near misses; and a file that is torn, foreign, of
+another pattern or in a folder others may write is never used. Real processes share
+the cache: a second scan makes its patterns from the files the first one wrote.
+"""
+
+from __future__ import annotations
+
+import binascii
+import copyreg
+import json
+import marshal
+import os
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+import regex
+
+from spillguard.configuration.rules import builtin_rules, builtin_sources, rule_tables
+from spillguard.detection.compiled import compile_kept, folder_in
+from testing.tokens import expand
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+KEY = expand("AKIA{rand:A2:16}", "compiled-cache")
+
+
+def same(made: regex.Pattern[str], compiled: regex.Pattern[str], text: str) -> bool:
+    found = [(m.span(), m.groupdict()) for m in made.finditer(text, timeout=5)]
+    return found == [(m.span(), m.groupdict()) for m in compiled.finditer(text, timeout=5)]
+
+
+def test_every_built_in_rule_made_from_its_file_finds_what_regex_compiles(
+    tmp_path: Path,
+) -> None:
+    """Each rule compiled once (its file written), then made from the file: the same
+    pattern, flags and groups, and the same matches on the rule's true and false
+    positives, expanded."""
+    folder = tmp_path / "regex"
+    examples = {table["name"]: table for table in rule_tables(builtin_sources(), examples=True)}
+    differ = []
+    for rule in builtin_rules():
+        compiled = regex.compile(rule.regexp, rule.flags)
+        compile_kept(rule.regexp, rule.flags, folder)
+        made = compile_kept(rule.regexp, rule.flags, folder)
+        assert made is not compiled
+        shape = (made.pattern, made.flags, made.groups, made.groupindex)
+        if shape != (compiled.pattern, compiled.flags, compiled.groups, compiled.groupindex):
+            differ.append(rule.name)
+        table = examples[rule.name]
+        texts = [expand(text, rule.name) for text in [*table["tp"], *table["fp"]]]
+        differ += [f"{rule.name}: {text!r}" for text in texts if not same(made, compiled, text)]
+    assert differ == []
+    assert len(list(folder.iterdir())) >= len({(r.regexp, r.flags) for r in builtin_rules()}) - 10
+
+
+def kept(pattern: str, flags: int, arguments: object) -> bytes:
+    """A file as ``compiled`` writes it: a CRC-32 of the rest, then the data."""
+    body = marshal.dumps((pattern, flags, arguments))
+    return binascii.crc32(body).to_bytes(4, "little") + body
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        b"",  # torn: nothing written yet
+        b"\x00garbage",
+        kept("another pattern", 0, ()),
+        # a code changed after it was written: its checksum is the old one's
+        kept("k[ae]y", 0, ("k[ae]y", 0, [1, 2, 3], {}, {}, {}, [], 0, None, 0, 0))[:-3] + b"N0N",
+        kept("k[ae]y", 0, "not the engine's arguments"),
+        kept("k[ae]y", 0, (compile("1", "f", "eval"),)),  # a code object is never run
+    ],
+)
+def test_a_file_that_is_not_the_patterns_own_is_compiled_again(
+    tmp_path: Path, written: bytes
+) -> None:
+    folder = tmp_path / "regex"
+    compile_kept("k[ae]y", 0, folder)
+    (path,) = folder.iterdir()
+    path.write_bytes(written)
+    made = compile_kept("k[ae]y", 0, folder)
+    assert [m.group() for m in made.finditer("key kay koy")] == ["key", "kay"]
+
+
+@pytest.mark.parametrize(("mode", "used"), [(0o700, True), (0o777, False), (0o755, True)])
+def test_only_a_folder_no_one_else_may_write_is_read(
+    tmp_path: Path, mode: int, *, used: bool
+) -> None:
+    """A file that makes another pattern's code under this pattern's name (what a
+    hostile user of a shared cache would plant): made from, and so matching digits,
+    where the folder is private; compiled, and matching letters, where others may
+    write in it."""
+    folder = tmp_path / f"regex-{mode:o}"
+    compile_kept("tok_[a-z]{4}", 0, folder)
+    (path,) = folder.iterdir()
+    planted = regex.compile("tok_[0-9]{4}")
+    _, arguments = copyreg.dispatch_table[type(planted)](planted)
+    path.write_bytes(kept("tok_[a-z]{4}", 0, ("tok_[a-z]{4}", *arguments[1:])))
+    folder.chmod(mode)
+    made = compile_kept("tok_[a-z]{4}", 0, folder)
+    assert made.pattern == "tok_[a-z]{4}"
+    assert [m.group() for m in made.finditer("tok_abcd tok_1234")] == (
+        ["tok_1234"] if used else ["tok_abcd"]
+    )
+
+
+def scan(repo: Path, env: dict[str, str]) -> tuple[int, dict[str, object]]:
+    """``spillguard scan --files`` in a new process; its exit code, and its report with
+    how many patterns regex itself compiled in it."""
+    report = repo.with_name("report.json")  # outside: not scanned the next time
+    code = (
+        "import sys, json, regex._main as compiler\n"
+        "from spillguard.cli import main\n"
+        f"code = main(['scan', '--files', '.', '--format', 'json', '--output', {str(report)!r}])\n"
+        "print(json.dumps({'code': code, 'compiled': len(compiler._cache)}))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, env=env, capture_output=True, text=True, check=True
+    )
+    said = json.loads(completed.stdout.splitlines()[-1])
+    return said["code"], {**json.loads(report.read_text()), **said}
+
+
+def test_a_second_process_makes_its_patterns_from_the_files_the_first_wrote(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "settings.py").write_text(f"aws_access_key_id = '{KEY}'\napi_token = 'x'\n")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    first_code, first = scan(repo, env)
+    folder = folder_in(env)
+    assert folder is not None
+    written = {path.name: path.stat().st_mtime_ns for path in folder.iterdir()}
+    second_code, second = scan(repo, env)
+    assert first_code == second_code == 1
+    assert first["findings"] == second["findings"]
+    assert written, "the first scan kept what it compiled"
+    assert {path.name: path.stat().st_mtime_ns for path in folder.iterdir()} == written
+    assert first["compiled"] > 0
+    assert second["compiled"] < first["compiled"]  # regex compiled none of the kept rules
+
+
+def test_none_are_kept_when_the_user_says_so(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.env").write_text(f"AWS_ID={KEY}\n")
+    cache = tmp_path / "cache"
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "SPILLGUARD_REGEX_CACHE": "0"}
+    code, report = scan(repo, env)
+    assert code == 1
+    assert "AWS_CLIENT_ID" in json.dumps(report["findings"])
+    assert not (cache / "spillguard" / "regex").exists()
