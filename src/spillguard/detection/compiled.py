@@ -26,18 +26,17 @@ import binascii
 import contextlib
 import copyreg
 import functools
-import importlib
 import marshal
 import os
 import sys
 import threading
+from pathlib import Path
 
 from spillguard.core.usercache import user_cache
 
 TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
     from types import ModuleType
     from typing import Any
 
@@ -53,10 +52,11 @@ _KEPT_VERSIONS = 4
 
 def compile_kept(pattern: str, flags: int, folder: Path | None) -> regex.Pattern[str]:
     """``regex.compile(pattern, flags)``, made from ``folder``'s file of it where one is
-    kept (and kept there after compiling, where none is); ``folder`` None: compiled."""
-    import regex
-
+    kept (and kept there after compiling, where none is); ``folder`` None: compiled.
+    regex itself is imported only to compile."""
     if folder is None:
+        import regex
+
         return regex.compile(pattern, flags)
     path = folder / f"{binascii.crc32(f'{flags}:{pattern}'.encode('utf-8', 'surrogatepass')):08x}"
     made = _load(path, pattern, flags)
@@ -75,19 +75,50 @@ def cache_folder() -> Path | None:
 
 
 def folder_in(environ: Mapping[str, str]) -> Path | None:
-    """Where this regex's and this Python's compiled patterns are kept; None where
+    """Where the compiled patterns of this regex and this Python are kept; None where
     ``SPILLGUARD_REGEX_CACHE=0`` asks for none."""
-    import regex
-
     if environ.get("SPILLGUARD_REGEX_CACHE") == "0":
         return None
-    version = f"{regex.__version__}-{_engine().MAGIC}-{sys.implementation.cache_tag}"
-    return user_cache(environ) / "regex" / version
+    found = [(path, path.stat()) for path in _installed()]
+    stamps = ":".join(f"{path}:{stat.st_size}:{stat.st_mtime_ns}" for path, stat in found)
+    version = binascii.crc32(stamps.encode())
+    name = f"{_engine().MAGIC}-{sys.implementation.cache_tag}-{version:08x}"
+    return user_cache(environ) / "regex" / name
+
+
+@functools.cache
+def _installed() -> tuple[Path, Path]:
+    """regex's C module and its compiler (``_regex_core.py``), as installed, found
+    without importing regex: a reinstall or another version of either names another
+    folder."""
+    from importlib.machinery import PathFinder
+
+    package = PathFinder.find_spec("regex")
+    where = None if package is None else package.submodule_search_locations
+    engine = None if where is None else PathFinder.find_spec("regex._regex", where)
+    if package is None or package.origin is None or engine is None or engine.origin is None:
+        raise ImportError("regex is not installed")  # as importing it would say
+    return Path(engine.origin), Path(package.origin).with_name("_regex_core.py")
 
 
 def _engine() -> ModuleType:
-    """regex's C module, which makes pattern objects from its compiler's code."""
-    return importlib.import_module("regex._regex")
+    """regex's C module, which makes pattern objects from its compiler's code: loaded
+    on its own where regex is not imported yet. Importing regex runs its compiler's
+    4,000 lines of Python (~60 M instructions, a fifth of a one-commit push); a pattern
+    made from its kept file needs only the engine, which imports the rest itself if it
+    ever raises regex's own error."""
+    loaded = sys.modules.get("regex._regex")
+    if loaded is not None:
+        return loaded
+    from importlib.machinery import ExtensionFileLoader, ModuleSpec
+
+    origin = str(_installed()[0])
+    spec = ModuleSpec("regex._regex", ExtensionFileLoader("regex._regex", origin), origin=origin)
+    assert spec.loader is not None  # noqa: S101 - given just above
+    module = spec.loader.create_module(spec)
+    assert module is not None  # noqa: S101 - an extension's loader makes its module
+    spec.loader.exec_module(module)
+    return sys.modules.setdefault("regex._regex", module)
 
 
 def _load(path: Path, pattern: str, flags: int) -> regex.Pattern[str] | None:
