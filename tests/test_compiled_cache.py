@@ -21,7 +21,7 @@ import pytest
 import regex
 
 from spillguard.configuration.rules import builtin_rules, builtin_sources, rule_tables
-from spillguard.detection.compiled import compile_kept, folder_in
+from spillguard.detection.compiled import compile_kept, folder_in, recalled, remember
 from testing.tokens import expand
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def test_every_built_in_rule_made_from_its_file_finds_what_regex_compiles(
 
 def kept(pattern: str, flags: int, arguments: object) -> bytes:
     """A file as ``compiled`` writes it: a CRC-32 of the rest, then the data."""
-    body = marshal.dumps((pattern, flags, arguments))
+    body = marshal.dumps(((pattern, flags), arguments))
     return binascii.crc32(body).to_bytes(4, "little") + body
 
 
@@ -189,3 +189,63 @@ def test_a_commit_hook_with_its_patterns_kept_never_imports_regexs_compiler(
     found = [[line for line in run.stderr.splitlines() if "AWS_CLIENT_ID" in line] for run in runs]
     assert found[0]
     assert found[0] == found[1]
+
+
+def hook_twice(repo: GitRepo, env: dict[str, str]) -> list[subprocess.CompletedProcess[str]]:
+    """``spillguard hook pre-commit`` in two new processes, each printing which of the
+    custom rules' checkers it imported, then its exit code."""
+    code = (
+        "import sys\nfrom spillguard.cli import main\ncode = main(['hook', 'pre-commit'])\n"
+        "print(*sorted({'spillguard.detection.javaregex', 'regex._regex_core'}"
+        " & sys.modules.keys()), code)"
+    )
+    return [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=repo.path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        for _ in range(2)
+    ]
+
+
+def test_a_custom_rule_found_sound_is_not_translated_or_probed_again(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """The next process makes a sound custom rule from what the first remembered: no
+    Java translator, no regex compiler, no probes; the finding is the same."""
+    repo.write(".spillguard.toml", "[custom_rules]\nINTERNAL_TOKEN = 'itk_[a-z0-9]{24}'\n")
+    repo.write("app.py", f"print('{expand('itk_{rand:a0:24}', 'custom-kept')}')\n")
+    repo.git("add", ".")
+    runs = hook_twice(repo, {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert [run.stdout.split() for run in runs] == [
+        ["regex._regex_core", "spillguard.detection.javaregex", "1"],
+        ["1"],
+    ]
+    found = [[line for line in run.stderr.splitlines() if "INTERNAL_TOKEN" in line] for run in runs]
+    assert found[0], runs[0].stderr
+    assert found[0] == found[1]
+
+
+def test_a_custom_rule_refused_is_refused_again_with_its_reason(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    repo.write(".spillguard.toml", "[custom_rules]\nSLOW = '(a+)+$'\n")
+    repo.git("add", ".")
+    runs = hook_twice(repo, {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    for run in runs:
+        assert run.stdout.split()[-1] == "2"
+        assert "custom rule SLOW: regexp backtracks catastrophically" in run.stderr
+
+
+def test_a_verdict_in_a_folder_others_may_write_is_not_recalled(tmp_path: Path) -> None:
+    key = ("custom rule", "itk_[a-z]{4}", "checker")
+    for mode, recalls in ((0o700, ("itk_[a-z]{4}", 256)), (0o777, None)):
+        folder = tmp_path / f"v-{mode:o}"
+        remember(key, ("itk_[a-z]{4}", 256), folder)
+        folder.chmod(mode)
+        assert recalled(key, folder) == recalls
+    assert recalled(("custom rule", "itk_[a-z]{4}", "other checker"), tmp_path / "v-700") is None

@@ -54,18 +54,33 @@ def compile_kept(pattern: str, flags: int, folder: Path | None) -> regex.Pattern
     """``regex.compile(pattern, flags)``, made from ``folder``'s file of it where one is
     kept (and kept there after compiling, where none is); ``folder`` None: compiled.
     regex itself is imported only to compile."""
-    if folder is None:
-        import regex
+    if folder is not None:
+        made = _load(_pattern_path(folder, pattern, flags), pattern, int(flags))
+        if made is not None:
+            return made
+    import regex
 
-        return regex.compile(pattern, flags)
-    path = folder / f"{binascii.crc32(f'{flags}:{pattern}'.encode('utf-8', 'surrogatepass')):08x}"
-    made = _load(path, pattern, flags)
-    if made is not None:
-        return made
-    compiled, arguments = _compile_kept(pattern, flags)
-    if arguments is not None:
-        _keep(path, pattern, flags, arguments)
+    compiled = regex.compile(pattern, flags)
+    keep(compiled, flags, folder)
     return compiled
+
+
+def keep(compiled: regex.Pattern[str], flags: int, folder: Path | None) -> None:
+    """Keep a pattern compiled with ``flags`` in ``folder`` for later processes, as
+    regex would pickle it: the arguments of the engine's call that makes it again
+    (nothing, where regex pickles it otherwise)."""
+    reduce = copyreg.dispatch_table.get(type(compiled))
+    reduced = reduce(compiled) if reduce is not None else None
+    if folder is None or not isinstance(reduced, tuple) or len(reduced) != 2:
+        return
+    if reduced[0] is _engine().compile:
+        pattern = compiled.pattern
+        _keep(_pattern_path(folder, pattern, flags), (pattern, int(flags)), tuple(reduced[1]))
+
+
+def _pattern_path(folder: Path, pattern: str, flags: int) -> Path:
+    # re's and regex's flags are enums: kept as the number they are
+    return _path(folder, "p", (int(flags), pattern))
 
 
 @functools.cache
@@ -134,6 +149,12 @@ def _load(path: Path, pattern: str, flags: int) -> regex.Pattern[str] | None:
 
 def _read(path: Path, pattern: str, flags: int) -> tuple[Any, ...] | None:
     """The engine's arguments kept in ``path`` for the pattern, if it holds them whole."""
+    arguments = _record(path, (pattern, flags))
+    return arguments if isinstance(arguments, tuple) else None
+
+
+def _record(path: Path, key: tuple[Any, ...]) -> object:
+    """What ``path`` holds for ``key``, if it holds a whole record of it; else None."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -147,10 +168,31 @@ def _read(path: Path, pattern: str, flags: int) -> tuple[Any, ...] | None:
         kept = marshal.loads(body)  # noqa: S302 - data, never called; a private folder
     except (ValueError, EOFError, TypeError):
         return None
-    # Another pattern with the same checksum of its name, or no file of ours:
-    if not (isinstance(kept, tuple) and len(kept) == 3 and kept[:2] == (pattern, flags)):
+    # Another key with the same checksum of its name, or no file of ours:
+    if not (isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key):
         return None
-    return kept[2] if isinstance(kept[2], tuple) else None
+    return kept[1]
+
+
+def recalled(key: tuple[str, ...], folder: Path | None) -> object:
+    """What ``remember`` kept for ``key`` (plain data) in ``folder``, or None: a verdict
+    that depends on the key alone, such as a custom rule found sound
+    (``rulecheck``)."""
+    if folder is None:
+        return None
+    path = _path(folder, "v", key)
+    return _record(path, key) if _private(folder) else None
+
+
+def remember(key: tuple[str, ...], value: Any, folder: Path | None) -> None:
+    """Keep ``value`` for ``key`` in ``folder`` for later processes (``recalled``)."""
+    if folder is not None:
+        _keep(_path(folder, "v", key), key, value)
+
+
+def _path(folder: Path, kind: str, key: tuple[object, ...]) -> Path:
+    named = "\0".join(map(str, key)).encode("utf-8", "surrogatepass")
+    return folder / f"{kind}{binascii.crc32(named):08x}"
 
 
 @functools.cache
@@ -163,24 +205,12 @@ def _private(folder: Path) -> bool:
     return found.st_uid == os.getuid() and not found.st_mode & 0o022
 
 
-def _compile_kept(pattern: str, flags: int) -> tuple[regex.Pattern[str], tuple[Any, ...] | None]:
-    """The pattern compiled by regex, and what its pickle would hold: the arguments of
-    the engine's call that makes it again (None where regex pickles it otherwise)."""
-    import regex
-
-    compiled = regex.compile(pattern, flags)
-    reduce = copyreg.dispatch_table.get(type(compiled))
-    reduced = reduce(compiled) if reduce is not None else None
-    if not isinstance(reduced, tuple) or len(reduced) != 2 or reduced[0] is not _engine().compile:
-        return compiled, None
-    return compiled, tuple(reduced[1])
-
-
-def _keep(path: Path, pattern: str, flags: int, arguments: tuple[Any, ...]) -> None:
-    """Write the file for later processes, atomically; never fail a scan for it."""
+def _keep(path: Path, key: tuple[Any, ...], value: Any) -> None:
+    """Write the record of ``key`` for later processes, atomically; never fail a scan
+    for it."""
     try:
-        body = marshal.dumps((pattern, flags, arguments))
-    except ValueError:  # not plain data: compile it each time
+        body = marshal.dumps((key, value))
+    except ValueError:  # not plain data: made again each time
         return
     data = binascii.crc32(body).to_bytes(_DIGEST, "little") + body
     partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")

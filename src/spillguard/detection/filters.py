@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 class _Lazy:
-    """A pattern compiled (by regex, loaded then) on first search: most runs of a hook
+    """A pattern made (by regex, ``compiled``) on first search: most runs of a hook
     never need it. Flags are re's, whose values regex reads alike."""
 
     __slots__ = ("_args", "_pattern")
@@ -32,9 +32,10 @@ class _Lazy:
 
     def search(self, text: str) -> regex.Match[str] | None:
         if self._pattern is None:
-            import regex
+            # Made from the user's cache where another process compiled it.
+            from spillguard.detection.compiled import cache_folder, compile_kept
 
-            self._pattern = regex.compile(*self._args)
+            self._pattern = compile_kept(*self._args, cache_folder())
         return self._pattern.search(text)
 
 

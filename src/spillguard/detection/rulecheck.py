@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
 
-from spillguard.detection.javaregex import JavaRegexError, compile_java
-from spillguard.detection.redos import attack_strings, long_line_probes
+from spillguard.detection.compiled import cache_folder, compile_kept, keep, recalled, remember
 
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     import regex
 
@@ -83,7 +83,41 @@ class RuleValidationError(ValueError):
 
 
 def compile_custom(name: str, pattern: str) -> regex.Pattern[str]:
-    """Compile and validate a custom rule's (Java-dialect) regular expression."""
+    """Compile and validate a custom rule's (Java-dialect) regular expression.
+
+    A pattern found sound is remembered in the user's cache (``compiled.remember``)
+    with its translation, for this code and this regex: the next process makes it from
+    there, without translating it or probing it again (three custom rules cost a
+    commit hook four times its instructions: the translator, regex's compiler and the
+    probes' long lines). A pattern refused is refused again each time, with its
+    reason."""
+    folder = cache_folder()
+    key = ("custom rule", pattern, _checker())
+    known = recalled(key, folder)
+    if isinstance(known, tuple) and len(known) == 2:
+        return compile_kept(*known, folder)
+    compiled = _validated(name, pattern)
+    from spillguard.detection.javaregex import FLAGS
+
+    keep(compiled, FLAGS, folder)
+    remember(key, (compiled.pattern, int(FLAGS)), folder)
+    return compiled
+
+
+@functools.cache
+def _checker() -> str:
+    """What decides a custom rule's verdict: the translation's and the checks' code
+    (this module and those it calls on), as installed."""
+    here = Path(__file__)
+    names = ("rulecheck.py", "javaregex.py", "javaclasses.py", "redos.py", "compiled.py")
+    found = [(name, here.with_name(name).stat()) for name in names]
+    return ":".join(f"{name}:{stat.st_size}:{stat.st_mtime_ns}" for name, stat in found)
+
+
+def _validated(name: str, pattern: str) -> regex.Pattern[str]:
+    """The custom rule's pattern, translated, compiled and probed."""
+    from spillguard.detection.javaregex import JavaRegexError, compile_java
+
     try:
         compiled = compile_java(pattern)
     except JavaRegexError as error:
@@ -131,6 +165,8 @@ def _check_matches(name: str, compiled: regex.Pattern[str], source: str) -> None
     # (tok_(ab|a|b)+$): strings built from the pattern's own repeats reach them.
     # The Java source too: its translation spells \b and the like with \p{...}
     # classes, which Python's parser (and so attack_strings) does not know.
+    from spillguard.detection.redos import attack_strings
+
     attacks = [*attack_strings(compiled.pattern), *attack_strings(source)]
     for attack in dict.fromkeys(attacks):
         compiled.search(attack + named, timeout=_PROBE_TIMEOUT)
@@ -165,6 +201,8 @@ def long_lines(compiled: regex.Pattern[str], source: str, length: int) -> list[s
     retries a repeat from every position takes time growing with their square."""
     named = _named(compiled)
     candidates = "".join(dict.fromkeys(_RUN_CHARACTERS + named))
+    from spillguard.detection.redos import long_line_probes
+
     probes = long_line_probes(source, candidates, length)
     if probes is None:
         probes = long_line_probes(compiled.pattern, candidates, length)
