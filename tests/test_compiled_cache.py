@@ -161,36 +161,6 @@ def test_none_are_kept_when_the_user_says_so(tmp_path: Path) -> None:
     assert not (cache / "spillguard" / "regex").exists()
 
 
-def test_a_commit_hook_with_its_patterns_kept_never_imports_regexs_compiler(
-    repo: GitRepo, tmp_path: Path
-) -> None:
-    """The second pre-commit of a staged key makes its patterns from the files the first
-    kept, with regex's C module alone: regex's compiler (4,000 lines of Python) is not
-    imported, and the finding is the same."""
-    repo.write("settings.py", f"aws_access_key_id = '{KEY}'\n")
-    repo.git("add", "settings.py")
-    code = (
-        "import sys\nfrom spillguard.cli import main\ncode = main(['hook', 'pre-commit'])\n"
-        "print('regex._regex_core' in sys.modules, code)"
-    )
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=repo.path,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        for _ in range(2)
-    ]
-    assert [run.stdout.split() for run in runs] == [["True", "1"], ["False", "1"]]
-    found = [[line for line in run.stderr.splitlines() if "AWS_CLIENT_ID" in line] for run in runs]
-    assert found[0]
-    assert found[0] == found[1]
-
-
 def hook_twice(repo: GitRepo, env: dict[str, str]) -> list[subprocess.CompletedProcess[str]]:
     """``spillguard hook pre-commit`` in two new processes, each printing which of the
     custom rules' checkers it imported, then its exit code."""
@@ -210,6 +180,21 @@ def hook_twice(repo: GitRepo, env: dict[str, str]) -> list[subprocess.CompletedP
         )
         for _ in range(2)
     ]
+
+
+def test_a_commit_hook_with_its_patterns_kept_never_imports_regexs_compiler(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """The second pre-commit of a staged key makes its patterns from the files the first
+    kept, with regex's C module alone: regex's compiler (4,000 lines of Python) is not
+    imported, and the finding is the same."""
+    repo.write("settings.py", f"aws_access_key_id = '{KEY}'\n")
+    repo.git("add", "settings.py")
+    runs = hook_twice(repo, {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert [run.stdout.split() for run in runs] == [["regex._regex_core", "1"], ["1"]]
+    found = [[line for line in run.stderr.splitlines() if "AWS_CLIENT_ID" in line] for run in runs]
+    assert found[0]
+    assert found[0] == found[1]
 
 
 def test_a_custom_rule_found_sound_is_not_translated_or_probed_again(
