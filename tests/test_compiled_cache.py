@@ -234,3 +234,21 @@ def test_a_verdict_in_a_folder_others_may_write_is_not_recalled(tmp_path: Path) 
         folder.chmod(mode)
         assert recalled(key, folder) == recalls
     assert recalled(("custom rule", "itk_[a-z]{4}", "other checker"), tmp_path / "v-700") is None
+
+
+def test_a_cache_that_cannot_be_written_still_scans(tmp_path: Path) -> None:
+    """A server's git user whose cache cannot be made (here a file where the folder
+    would go, which stops root too): nothing is kept, every pattern is compiled, and
+    the scan finds the same each time."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.env").write_text(f"AWS_ID={KEY}\n")
+    cache = tmp_path / "a-file"
+    cache.write_text("")
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    runs = [scan(repo, env) for _ in range(2)]
+    assert [code for code, _ in runs] == [1, 1]
+    assert runs[0][1]["findings"] == runs[1][1]["findings"]
+    assert "AWS_CLIENT_ID" in json.dumps(runs[0][1]["findings"])
+    assert runs[1][1]["compiled"] == runs[0][1]["compiled"]  # none made from a file
+    assert cache.read_text() == ""

@@ -91,13 +91,19 @@ def cache_folder() -> Path | None:
 
 def folder_in(environ: Mapping[str, str]) -> Path | None:
     """Where the compiled patterns of this regex and this Python are kept; None where
-    ``SPILLGUARD_REGEX_CACHE=0`` asks for none."""
+    ``SPILLGUARD_REGEX_CACHE=0`` asks for none, or where regex's files are not on the
+    file system for this module to find (a frozen or zipped application): then
+    every pattern is compiled."""
     if environ.get("SPILLGUARD_REGEX_CACHE") == "0":
         return None
-    found = [(path, path.stat()) for path in _installed()]
+    try:
+        found = [(path, path.stat()) for path in _installed()]
+        magic = _engine().MAGIC
+    except (ImportError, OSError):
+        return None
     stamps = ":".join(f"{path}:{stat.st_size}:{stat.st_mtime_ns}" for path, stat in found)
     version = binascii.crc32(stamps.encode())
-    name = f"{_engine().MAGIC}-{sys.implementation.cache_tag}-{version:08x}"
+    name = f"{magic}-{sys.implementation.cache_tag}-{version:08x}"
     return user_cache(environ) / "regex" / name
 
 
