@@ -11,13 +11,14 @@ a history scan, a few hundred milliseconds.
 
 So a compiled pattern is kept as regex pickles it (``copyreg``: the engine's call
 and the code its compiler made), a file per pattern, in the user's cache
-(``$XDG_CACHE_HOME/spillguard/regex/<regex's version and engine>-<Python>/``), and a
+(``$XDG_CACHE_HOME/spillguard/regex/<engine>-<Python>-<regex's files>/``), and a
 later process makes the same pattern object from it in microseconds, as unpickling
 it would: the thousand built-in rules in 0.05 CPU-s. The files hold data only
 (``marshal``, no pickle: nothing in them is ever called), and a file is used only
 where it names the same pattern and flags and the engine takes it; anything else (a
 torn, foreign or missing file) is compiled as before and written again. Only a
-folder of the user's own that no one else may write is read.
+folder of the user's own that no one else may write is read. The same folder keeps
+verdicts that depend on a key alone (``remember``): a custom rule found sound.
 """
 
 from __future__ import annotations
@@ -203,12 +204,14 @@ def _path(folder: Path, kind: str, key: tuple[object, ...]) -> Path:
 
 @functools.cache
 def _private(folder: Path) -> bool:
-    """Whether ``folder`` is this user's and no one else may write in it."""
+    """Whether ``folder`` is this user's and no one else may write in it (on Windows,
+    where a user's profile folders are the user's own, whether it exists)."""
     try:
         found = folder.stat()
     except OSError:
         return False
-    return found.st_uid == os.getuid() and not found.st_mode & 0o022
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or (found.st_uid == getuid() and not found.st_mode & 0o022)
 
 
 def _keep(path: Path, key: tuple[Any, ...], value: Any) -> None:
@@ -222,8 +225,10 @@ def _keep(path: Path, key: tuple[Any, ...], value: Any) -> None:
     partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         _make_folder(path.parent)
-        # Never through a link planted where the partial file goes.
-        handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        # Never through a link planted where the partial file goes (Windows has no
+        # O_NOFOLLOW; O_EXCL refuses a link there too).
+        exclusive = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        handle = os.open(partial, exclusive, 0o600)
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         partial.replace(path)
