@@ -1,8 +1,8 @@
 """The command line's parser: argparse lives here and only here.
 
 A hook script's ``hook pre-commit`` or ``hook pre-receive`` is read without it
-(``cli``): importing argparse alone costs a hook as much as a sixth of Python's own
-start-up.
+(``cli``): importing argparse alone costs a hook 8.6 M instructions, a fifth of
+Python's own start-up.
 """
 
 from __future__ import annotations
