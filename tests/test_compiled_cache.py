@@ -9,6 +9,7 @@ the cache: a second scan makes its patterns from the files the first one wrote.
 from __future__ import annotations
 
 import binascii
+import concurrent.futures
 import copyreg
 import json
 import marshal
@@ -252,3 +253,23 @@ def test_a_cache_that_cannot_be_written_still_scans(tmp_path: Path) -> None:
     assert "AWS_CLIENT_ID" in json.dumps(runs[0][1]["findings"])
     assert runs[1][1]["compiled"] == runs[0][1]["compiled"]  # none made from a file
     assert cache.read_text() == ""
+
+
+def test_threads_that_compile_into_one_new_folder_at_once_agree(tmp_path: Path) -> None:
+    """Four threads compile the built-in rules into one folder that none has made yet
+    (an audit judges repositories on threads): every pattern is regex's own, and every
+    file kept is whole and makes the same pattern."""
+    folder = tmp_path / "regex" / "new"
+    rules = [(rule.regexp, rule.flags) for rule in builtin_rules()[:200]]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(
+            pool.map(lambda _: [compile_kept(*rule, folder) for rule in rules], range(4))
+        )
+    expected = [regex.compile(*rule) for rule in rules]
+    for made in results:
+        assert [(p.pattern, p.flags, p.groupindex) for p in made] == [
+            (p.pattern, p.flags, p.groupindex) for p in expected
+        ]
+    again = [compile_kept(*rule, folder) for rule in rules]
+    assert [p.pattern for p in again] == [p.pattern for p in expected]
+    assert not [path for path in folder.iterdir() if path.name.startswith(".")]  # no partials

@@ -241,7 +241,10 @@ def _make_folder(folder: Path) -> None:
     """The version's folder, made private; other versions' beyond the last few go."""
     if folder.is_dir():
         return
-    folder.mkdir(parents=True, mode=0o700)
+    try:
+        folder.mkdir(parents=True, mode=0o700)
+    except FileExistsError:
+        return  # another process or thread made it just now, and prunes
     versions = sorted(
         (other for other in folder.parent.iterdir() if other.is_dir()),
         key=lambda other: other.stat().st_mtime,
