@@ -273,3 +273,24 @@ def test_threads_that_compile_into_one_new_folder_at_once_agree(tmp_path: Path) 
     again = [compile_kept(*rule, folder) for rule in rules]
     assert [p.pattern for p in again] == [p.pattern for p in expected]
     assert not [path for path in folder.iterdir() if path.name.startswith(".")]  # no partials
+
+
+def test_a_pattern_made_from_its_file_pickles_as_regexs_own(tmp_path: Path) -> None:
+    """In a process that never imported regex (every pattern kept), a pattern still
+    pickles and unpickles as one regex compiled: a worker or a cluster may be sent it."""
+    folder = tmp_path / "regex"
+    compile_kept("tok_(?P<secret>[a-z]{4})", 0, folder)
+    code = (
+        "import pickle, sys\n"
+        "from pathlib import Path\n"
+        "from spillguard.detection.compiled import compile_kept\n"
+        f"made = compile_kept('tok_(?P<secret>[a-z]{{4}})', 0, Path({str(folder)!r}))\n"
+        "kept_alone = 'regex._regex_core' not in sys.modules\n"
+        "back = pickle.loads(pickle.dumps(made))\n"
+        "same = (back.pattern, back.flags, back.groupindex) == (made.pattern, made.flags, made.groupindex)\n"
+        "print(kept_alone, back.search('x tok_abcd').group('secret'), same)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout.split() == ["True", "abcd", "True"]

@@ -151,7 +151,18 @@ def _load(path: Path, pattern: str, flags: int) -> regex.Pattern[str] | None:
         made: regex.Pattern[str] = _engine().compile(*arguments)
     except (TypeError, ValueError, RuntimeError, IndexError, OverflowError):
         return None
+    if type(made) not in copyreg.dispatch_table:  # regex not imported: it registers its own
+        copyreg.pickle(type(made), _pickled)
     return made if made.pattern == pattern else None
+
+
+def _pickled(pattern: regex.Pattern[str]) -> tuple[Any, ...]:
+    """How a pattern made from its file, with regex not imported, pickles: as regex
+    pickles it (importing regex registers its own way, which this hands over to)."""
+    import regex  # noqa: F401 - for its pickling of patterns, registered on import
+
+    reduced: tuple[Any, ...] = copyreg.dispatch_table[type(pattern)](pattern)  # type: ignore[assignment]
+    return reduced
 
 
 def _read(path: Path, pattern: str, flags: int) -> tuple[Any, ...] | None:
