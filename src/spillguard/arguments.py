@@ -14,8 +14,7 @@ import sys
 
 from spillguard.report import FORMATS
 
-#: As ``typing.TYPE_CHECKING`` (which mypy reads alike): a hook imports no ``typing``.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, NoReturn

@@ -12,8 +12,7 @@ import types
 from spillguard.commands.options import CommonOptions, HookOptions, ScanOptions
 from spillguard.core.errors import ExitCode, SpillguardError, missing_object
 
-#: As ``typing.TYPE_CHECKING`` (which mypy reads alike): a hook imports no ``typing``.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
 if TYPE_CHECKING:
     from argparse import Namespace
     from collections.abc import Iterator, Sequence

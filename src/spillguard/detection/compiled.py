@@ -66,6 +66,11 @@ def compile_kept(pattern: str, flags: int, folder: Path | None) -> regex.Pattern
     return compiled
 
 
+def compiled_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:
+    """``compile_kept`` in this process's cache folder (``cache_folder``)."""
+    return compile_kept(pattern, flags, cache_folder())
+
+
 def keep(compiled: regex.Pattern[str], flags: int, folder: Path | None) -> None:
     """Keep a pattern compiled with ``flags`` in ``folder`` for later processes, as
     regex would pickle it: the arguments of the engine's call that makes it again
@@ -144,8 +149,8 @@ def _engine() -> ModuleType:
 
 
 def _load(path: Path, pattern: str, flags: int) -> regex.Pattern[str] | None:
-    arguments = _read(path, pattern, flags)
-    if arguments is None or not _private(path.parent):
+    arguments = _read(path, pattern, flags) if _private(path.parent) else None
+    if arguments is None:
         return None
     try:
         made: regex.Pattern[str] = _engine().compile(*arguments)
@@ -198,8 +203,7 @@ def recalled(key: tuple[str, ...], folder: Path | None) -> object:
     (``rulecheck``)."""
     if folder is None:
         return None
-    path = _path(folder, "v", key)
-    return _record(path, key) if _private(folder) else None
+    return _record(_path(folder, "v", key), key) if _private(folder) else None
 
 
 def remember(key: tuple[str, ...], value: Any, folder: Path | None) -> None:
@@ -213,16 +217,25 @@ def _path(folder: Path, kind: str, key: tuple[object, ...]) -> Path:
     return folder / f"{kind}{binascii.crc32(named):08x}"
 
 
-@functools.cache
 def _private(folder: Path) -> bool:
     """Whether ``folder`` is this user's and no one else may write in it (on Windows,
-    where a user's profile folders are the user's own, whether it exists)."""
+    where a user's profile folders are the user's own, whether it exists). Asked once
+    per folder that is, and again for one that is not: this process may make it."""
+    if folder in _PRIVATE:
+        return True
     try:
         found = folder.stat()
     except OSError:
         return False
     getuid = getattr(os, "getuid", None)
-    return getuid is None or (found.st_uid == getuid() and not found.st_mode & 0o022)
+    private = getuid is None or (found.st_uid == getuid() and not found.st_mode & 0o022)
+    if private:
+        _PRIVATE.add(folder)
+    return private
+
+
+#: The folders ``_private`` found to be.
+_PRIVATE: set[Path] = set()
 
 
 def _keep(path: Path, key: tuple[Any, ...], value: Any) -> None:

@@ -57,12 +57,12 @@ _CLEAN_LINE_LENGTH = 1000
 
 @functools.cache
 def _compile(regexp: str, flags: int) -> regex.Pattern[str]:
-    # regex is loaded by the first line that meets a rule: a commit hook whose change
-    # holds no rule's keyword never loads it (~60 million instructions).
-    # Made from the user's cache where another process compiled it (``compiled``).
-    from spillguard.detection.compiled import cache_folder, compile_kept
+    # Made by the first line that meets the rule, from the user's cache where another
+    # process compiled it (``compiled``): a commit hook whose change holds no rule's
+    # keyword never loads regex, nor one whose rules' patterns are all kept.
+    from spillguard.detection.compiled import compiled_pattern
 
-    return compile_kept(regexp, flags, cache_folder())
+    return compiled_pattern(regexp, flags)
 
 
 @functools.cache

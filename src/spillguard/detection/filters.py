@@ -32,10 +32,9 @@ class _Lazy:
 
     def search(self, text: str) -> regex.Match[str] | None:
         if self._pattern is None:
-            # Made from the user's cache where another process compiled it.
-            from spillguard.detection.compiled import cache_folder, compile_kept
+            from spillguard.detection.compiled import compiled_pattern
 
-            self._pattern = compile_kept(*self._args, cache_folder())
+            self._pattern = compiled_pattern(*self._args)
         return self._pattern.search(text)
 
 
