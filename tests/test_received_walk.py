@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 
@@ -10,7 +11,8 @@ import pytest
 from pygit2.enums import SortMode
 
 from spillguard.core.models import RefUpdate
-from spillguard.sources.received_cli import received_commits
+from spillguard.core.values import replace
+from spillguard.sources.received_cli import _in_order, received_commits
 from testing.genrepo import generate
 
 
@@ -51,11 +53,18 @@ def assert_parents_first(repo: pygit2.Repository, walked: list[pygit2.Oid]) -> N
         seen.add(commit)
 
 
+@pytest.mark.parametrize("graph", [False, True], ids=["loose", "commit-graph"])
 @pytest.mark.parametrize("seed", range(12))
-def test_same_commits_in_the_same_order(generated, tmp_path, seed: int) -> None:
-    """Refs are dropped from a clone, as if a push were bringing their commits again."""
+def test_same_commits_in_the_same_order(generated, tmp_path, seed: int, graph: bool) -> None:
+    """Refs are dropped from a clone, as if a push were bringing their commits again;
+    with a commit-graph too, as a server's ``git gc`` writes one (the listing reads
+    commits without it, which must change neither the commits nor their order)."""
     clone = tmp_path / "clone.git"
     subprocess.run(["git", "clone", "-q", "--mirror", str(generated), str(clone)], check=True)
+    if graph:
+        subprocess.run(
+            ["git", "-C", str(clone), "commit-graph", "write", "--reachable"], check=True
+        )
     repo = pygit2.Repository(str(clone))
     rng = random.Random(seed)  # noqa: S311 - which refs to drop, not cryptography
     names = sorted(repo.references)
@@ -82,3 +91,57 @@ def test_same_commits_in_the_same_order(generated, tmp_path, seed: int) -> None:
     assert [str(commit) for commit in walked] == rev_list.stdout.split()
     if seed % 2:
         assert len(expected) > 20
+
+
+def test_dates_that_run_backwards_hide_no_new_commit(tmp_path) -> None:
+    """git lists a push without the commit-graph, by commit dates: pushed commits dated
+    before the history they are pushed on (1970, on a server that has a commit-graph)
+    are each listed, parents first, and nothing the server had is."""
+    server = tmp_path / "server.git"
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", "--bare", str(server)], check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(work)], check=True)
+
+    def commit(name: str, when: str) -> str:
+        (work / name).write_text(name, encoding="utf-8")
+        subprocess.run(["git", "-C", str(work), "add", name], check=True)
+        dated = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+        subprocess.run(
+            ["git", "-C", str(work), "commit", "-qm", name],
+            check=True,
+            env={**os.environ, **dated},
+        )
+        return subprocess.run(
+            ["git", "-C", str(work), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+
+    for number in range(40):
+        commit(f"known{number}", f"2024-01-{number % 28 + 1:02d}T12:00:00Z")
+    subprocess.run(["git", "-C", str(work), "push", "-q", str(server), "main"], check=True)
+    subprocess.run(["git", "-C", str(server), "commit-graph", "write", "--reachable"], check=True)
+    new = [commit(f"new{number}", f"1970-01-0{number + 1}T00:00:00Z") for number in range(3)]
+    subprocess.run(
+        ["git", "-C", str(work), "push", "-q", str(server), "main:refs/tmp/new"], check=True
+    )
+    subprocess.run(["git", "-C", str(server), "update-ref", "-d", "refs/tmp/new"], check=True)
+    updates = [RefUpdate("0" * 40, new[-1], "refs/heads/topic")]
+    listed = received_commits(str(server), updates)
+    assert [each.info.id for each in listed] == new
+
+
+def test_a_listing_the_heads_do_not_explain_is_ordered_by_git_whole(generated) -> None:
+    """Where git's plain listing holds a commit no head reaches above the boundary (a
+    known commit that dates running backwards left in it), the walk from the heads
+    says so, and the push's commits are listed by git's own topological listing."""
+    repo = pygit2.Repository(str(generated))
+    main = repo.references["refs/heads/main"].peel(pygit2.Commit)
+    older = main.parents[0].parents[0]
+    listed = received_commits(
+        str(generated), [RefUpdate("0" * 40, str(main.id), "refs/heads/t")], [str(older.id)]
+    )
+    assert [each.info.id for each in listed] == [str(main.parents[0].id), str(main.id)]
+    stray = [*listed[:1], replace(listed[0], info=replace(listed[0].info, id=str(older.id)))]
+    assert _in_order(str(generated), [*listed, *stray[1:]], [str(main.id)]) is None

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 _FIELDS = "%H%x00%T%x00%P%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00%x01"
 #: ``git log`` of commits' details, whatever the user's configuration adds to a log.
 _LOG = ("--no-replace-objects", "log", "--no-show-signature", f"--format={_FIELDS}")
+#: Commits in the order a push's are judged: no commit before its parents.
+_ORDER = ("--no-replace-objects", "rev-list", "--topo-order", "--reverse")
 
 
 class CliCommit(Frozen):
@@ -65,6 +67,10 @@ def received_commits(
     One ``git log`` lists them with their details and parents, whatever the number of
     refs (a push of 5,000 refs starts no git per ref); replace refs are ignored, as
     the diffs ignore them (a replacement must not hide a pushed commit's real parents).
+    It lists them in git's plain order: in topological order, git would first order
+    every known ref too, by the commit-graph's generations down to the oldest (a
+    one-commit push to git/git's 1,016 refs took 200 to 230 ms so, 40 to 80 ms
+    without). More than one commit is then ordered by a second git (``_in_order``).
     """
     pushed = [update for update in updates if not is_zero_id(update.new)]
     if not pushed:
@@ -74,30 +80,69 @@ def received_commits(
     hidden = "".join(f"^{each}\n" for each in known if not each.startswith("-"))
     tips = ("".join(f"{update.new}\n" for update in pushed) + hidden).encode()
     negated = [each for each in known if each.startswith("-")]
-    listing = (*_LOG, "--topo-order", "--reverse", "--stdin", "--not", *negated, "--")
-    details = _parse_details(git_output(git_dir, *listing, stdin=tips))
-    owners = _owners(git_dir, pushed, details) if len(pushed) > 1 else {}
+    listing = (*_LOG, "--stdin", "--not", *negated)
+    details = _parse_details(git_output(git_dir, *listing, "--", stdin=tips))
+    new = {each.info.id for each in details}
+    # Each update's commit: its new id, unless one is no new commit (a tag, a commit
+    # the repository has), when git peels them all.
+    direct = all(update.new in new for update in pushed)
+    commits = [update.new for update in pushed] if direct else _peeled(git_dir, pushed)
+    if len(details) > 1:
+        heads = [each for each in commits if each in new]
+        ordered = _in_order(git_dir, details, heads)
+        if ordered is None:  # see _in_order: git orders the whole listing itself
+            whole = (*listing, "--topo-order", "--reverse", "--")
+            ordered = _parse_details(git_output(git_dir, *whole, stdin=tips))
+        details = ordered
+    owners = _owners(pushed, commits, details) if len(pushed) > 1 else {}
     return [replace(each, ref=owners.get(each.info.id, pushed[0].ref)) for each in details]
 
 
+def _peeled(git_dir: str, pushed: Sequence[RefUpdate]) -> list[str]:
+    """The commit each update's new id names (a tag peeled); a tag of a tree or a
+    blob names none (git says ``<name> missing``, which is no commit's id)."""
+    asked = "".join(f"{update.new}^{{commit}}\n" for update in pushed).encode()
+    listed = git_output(git_dir, "cat-file", "--batch-check=%(objectname)", stdin=asked)
+    return listed.decode().splitlines()
+
+
+def _in_order(
+    git_dir: str, details: list[CliCommit], heads: Sequence[str]
+) -> list[CliCommit] | None:
+    """The new commits in ``git rev-list --topo-order --reverse`` order: walked from the
+    updates' new commits (``heads``, in push order, as the listing started) down to
+    the known parents of new commits, the boundary, which every path from a new commit
+    to a known one crosses; a few milliseconds, whatever the repository's refs.
+
+    None where that walk finds other commits: git's plain listing stops walking the
+    known refs by commit dates, and dates that run backwards can leave a known commit
+    in it that no head's walk meets (never a new one out)."""
+    by_id = {each.info.id: each for each in details}
+    boundary = {parent: None for each in details for parent in each.parents if parent not in by_id}
+    walk = "".join(f"{head}\n" for head in dict.fromkeys(heads))
+    walk += "".join(f"^{parent}\n" for parent in boundary)
+    order = (*_ORDER, "--stdin", "--")
+    ordered = git_output(git_dir, *order, stdin=walk.encode()).decode().split()
+    if sorted(ordered) != sorted(by_id):
+        return None
+    return [by_id[commit] for commit in ordered]
+
+
 def _owners(
-    git_dir: str, pushed: Sequence[RefUpdate], details: Sequence[CliCommit]
+    pushed: Sequence[RefUpdate], commits: Sequence[str], details: Sequence[CliCommit]
 ) -> dict[str, str]:
     """The first ref, in push order, that reaches each new commit: walked down the new
-    commits' parents from each ref's commit (a tag peeled), stopping at those an
-    earlier ref reached already (all they reach is that ref's too)."""
+    commits' parents from each ref's commit (``commits``: a tag peeled), stopping at
+    those an earlier ref reached already (all they reach is that ref's too)."""
     parents = {each.info.id: each.parents for each in details}
-    peeled = "".join(f"{update.new}^{{commit}}\n" for update in pushed).encode()
-    listed = git_output(git_dir, "cat-file", "--batch-check=%(objectname)", stdin=peeled)
     owners: dict[str, str] = {}
-    # A tag of a tree or a blob brings no commit: git says "<name> missing".
-    for update, line in zip(pushed, listed.decode().splitlines(), strict=True):
-        walk = [line] if line in parents else []
+    for update, commit in zip(pushed, commits, strict=True):
+        walk = [commit] if commit in parents else []
         while walk:
-            commit = walk.pop()
-            if commit not in owners:
-                owners[commit] = update.ref
-                walk.extend(each for each in parents[commit] if each in parents)
+            each = walk.pop()
+            if each not in owners:
+                owners[each] = update.ref
+                walk.extend(parent for parent in parents[each] if parent in parents)
     return owners
 
 
