@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 TYPE_CHECKING = False  # typing's, without importing typing (a hook's start-up); mypy reads it alike
@@ -17,18 +18,25 @@ if TYPE_CHECKING:
 #: A ``#`` form inside another comment (``-- # pragma: allowlist-secret``) is one of them.
 _MARKERS = ("pragma: allowlist-secret", "pragma: allowlist secret")
 _FORMS = ("# {}", "// {}", "/* {} */", "' {}", "<!-- {} -->")
-#: Literal text between blanks: re reads it as regex does, and a hook need not load regex.
-_PRAGMA = re.compile(
-    r"(?<![^ \t])(?:"
-    + "|".join(re.escape(form.format(marker)) for form in _FORMS for marker in _MARKERS)
-    + r")(?![^ \t])"
-)
 _PRAGMA_HINT = "pragma: allowlist"
 
 
 def has_pragma(line: str) -> bool:
     """True when the line carries one of the server's documented allowlist pragmas."""
-    return _PRAGMA_HINT in line and _PRAGMA.search(line) is not None
+    return _PRAGMA_HINT in line and _pragma().search(line) is not None
+
+
+@functools.cache
+def _pragma() -> re.Pattern[str]:
+    """The pragmas' pattern, compiled on first use: only a line with a match is asked,
+    and a hook's clean commit never is (its compiling was a sixth of this module's
+    import). Literal text between blanks: re reads it as regex does, and a hook need
+    not load regex."""
+    return re.compile(
+        r"(?<![^ \t])(?:"
+        + "|".join(re.escape(form.format(marker)) for form in _FORMS for marker in _MARKERS)
+        + r")(?![^ \t])"
+    )
 
 
 def path_allowlisted(path: str, patterns: Iterable[regex.Pattern[str]]) -> bool:

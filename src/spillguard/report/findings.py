@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from spillguard.detection.redact import mask_match, mask_span, unquoted
@@ -50,8 +51,11 @@ def shown_match(finding: Finding, *, plaintext: bool) -> str:
     return mask_match(finding.match_text, start, end)
 
 
-#: Python's stand-ins (U+DC80..U+DCFF) for the bytes of a file name that is not UTF-8.
-_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+@functools.cache
+def _not_utf8() -> re.Pattern[str]:
+    """Python's stand-ins (U+DC80..U+DCFF) for the bytes of a file name that is not
+    UTF-8; compiled on first use (an ASCII name has none, and a hook reports no JSON)."""
+    return re.compile("[\udc80-\udcff]")
 
 
 def path_fields(path: str) -> dict[str, str]:
@@ -61,11 +65,11 @@ def path_fields(path: str) -> dict[str, str]:
     refused by most readers), so ``path`` shows each such byte as ``\\xNN`` (as the
     terminal report does) and ``pathBytes`` holds the name's exact bytes in base64.
     """
-    if not _NOT_UTF8.search(path):
+    if path.isascii() or not _not_utf8().search(path):
         return {"path": path}
     import base64
 
-    shown = _NOT_UTF8.sub(lambda byte: f"\\x{ord(byte.group(0)) - 0xDC00:02x}", path)
+    shown = _not_utf8().sub(lambda byte: f"\\x{ord(byte.group(0)) - 0xDC00:02x}", path)
     raw = path.encode("utf-8", "surrogateescape")
     return {"path": shown, "pathBytes": base64.b64encode(raw).decode("ascii")}
 

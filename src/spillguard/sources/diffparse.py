@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import fcntl
+import functools
 import itertools
 import operator
 import os
@@ -94,14 +95,23 @@ MERGE_LOG = (
 #: author name, email and time, and the raw message (which may span lines).
 COMMIT_FORMAT = "--format=%x00%H %P%x00%e%x00%an%x00%ae%x00%at%x00%cn <%ce>%x00%B%x00"
 _HEADER_NULS = COMMIT_FORMAT.count("%x00")
-#: How git says it lacks an object (a partial clone's: spillguard's gits fetch nothing).
-_UNREADABLE = re.compile(
+#: How git says it lacks an object (a partial clone's: spillguard's gits fetch nothing),
+#: compiled once git has failed (``_failure``).
+_UNREADABLE = (
     r"fatal: (?:unable to read ([0-9a-f]+)|could not fetch ([0-9a-f]+) from promisor remote)"
 )
 _HUNK = re.compile(rb"@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 #: A merge's hunk header (``--diff-merges=combined``): one ``@`` and one old range
 #: per parent, besides the two of a plain hunk.
-_COMBINED_HUNK = re.compile(rb"@(@@+) ((?:-\d+(?:,\d+)? )+)\+(\d+)(?:,(\d+))? @@@+")
+_COMBINED_HUNK = rb"@(@@+) ((?:-\d+(?:,\d+)? )+)\+(\d+)(?:,(\d+))? @@@+"
+
+
+@functools.cache
+def _combined_hunk() -> re.Pattern[bytes]:
+    """``_COMBINED_HUNK`` compiled on the first merge read (a commit hook reads none)."""
+    return re.compile(_COMBINED_HUNK)
+
+
 # A commit's id, or the two tree ids of a pair of trees, on a line of its own.
 _COMMIT_HEADER = re.compile(
     rb"([0-9a-f]{40}(?:[0-9a-f]{24})?)(?: [0-9a-f]{40}(?:[0-9a-f]{24})?)?\n"
@@ -402,8 +412,9 @@ def _read_combined_hunks(
     their counts are wrong for a file the merge deletes.
     """
     line = header
+    combined_hunk = _combined_hunk()
     while line.startswith(b"@@@"):
-        match = _COMBINED_HUNK.match(line)
+        match = combined_hunk.match(line)
         if match is None:
             raise GitError(f"git diff-tree: unexpected hunk header {line[:80]!r}")
         columns, ranges, start, new = match.groups()
@@ -899,7 +910,7 @@ def _failure(told: bytes, code: int) -> str:
     """git's last word, or the message every scan gives for an object that is missing."""
     lines = told.decode(errors="replace").strip().splitlines()
     last = lines[-1] if lines else str(code)
-    unreadable = _UNREADABLE.fullmatch(last)
+    unreadable = re.fullmatch(_UNREADABLE, last)
     if unreadable is None:
         return f"git diff-tree failed: {last}"
     return missing_object(unreadable.group(1) or unreadable.group(2))
