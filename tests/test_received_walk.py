@@ -57,8 +57,9 @@ def assert_parents_first(repo: pygit2.Repository, walked: list[pygit2.Oid]) -> N
 @pytest.mark.parametrize("seed", range(12))
 def test_same_commits_in_the_same_order(generated, tmp_path, seed: int, graph: bool) -> None:
     """Refs are dropped from a clone, as if a push were bringing their commits again;
-    with a commit-graph too, as a server's ``git gc`` writes one (the listing reads
-    commits without it, which must change neither the commits nor their order)."""
+    with a commit-graph too, as a server's ``git gc`` writes one (git's topological
+    listing walks it otherwise than its plain one, which is ordered afterwards: the
+    commits and their order must be git's either way)."""
     clone = tmp_path / "clone.git"
     subprocess.run(["git", "clone", "-q", "--mirror", str(generated), str(clone)], check=True)
     if graph:
@@ -94,9 +95,9 @@ def test_same_commits_in_the_same_order(generated, tmp_path, seed: int, graph: b
 
 
 def test_dates_that_run_backwards_hide_no_new_commit(tmp_path) -> None:
-    """git lists a push without the commit-graph, by commit dates: pushed commits dated
-    before the history they are pushed on (1970, on a server that has a commit-graph)
-    are each listed, parents first, and nothing the server had is."""
+    """git's plain listing stops walking the known refs by commit dates: pushed commits
+    dated before the history they are pushed on (1970, on a server that has a
+    commit-graph) are each listed, parents first, and nothing the server had is."""
     server = tmp_path / "server.git"
     work = tmp_path / "work"
     subprocess.run(["git", "init", "-q", "--bare", str(server)], check=True)
@@ -132,10 +133,10 @@ def test_dates_that_run_backwards_hide_no_new_commit(tmp_path) -> None:
     assert [each.info.id for each in listed] == new
 
 
-def test_a_listing_the_heads_do_not_explain_is_ordered_by_git_whole(generated) -> None:
+def test_the_walk_refuses_a_listing_the_heads_do_not_explain(generated) -> None:
     """Where git's plain listing holds a commit no head reaches above the boundary (a
     known commit that dates running backwards left in it), the walk from the heads
-    says so, and the push's commits are listed by git's own topological listing."""
+    says so (None), and ``received_commits`` has git list the push whole instead."""
     repo = pygit2.Repository(str(generated))
     main = repo.references["refs/heads/main"].peel(pygit2.Commit)
     older = main.parents[0].parents[0]
@@ -143,5 +144,6 @@ def test_a_listing_the_heads_do_not_explain_is_ordered_by_git_whole(generated) -
         str(generated), [RefUpdate("0" * 40, str(main.id), "refs/heads/t")], [str(older.id)]
     )
     assert [each.info.id for each in listed] == [str(main.parents[0].id), str(main.id)]
-    stray = [*listed[:1], replace(listed[0], info=replace(listed[0].info, id=str(older.id)))]
-    assert _in_order(str(generated), [*listed, *stray[1:]], [str(main.id)]) is None
+    # a listed commit named as a known one, with the parent the first listed has
+    stray = replace(listed[0], info=replace(listed[0].info, id=str(older.id)))
+    assert _in_order(str(generated), [*listed, stray], [str(main.id)]) is None

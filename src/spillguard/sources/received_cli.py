@@ -83,10 +83,10 @@ def received_commits(
     listing = (*_LOG, "--stdin", "--not", *negated)
     details = _parse_details(git_output(git_dir, *listing, "--", stdin=tips))
     new = {each.info.id for each in details}
-    # Each update's commit: its new id, unless one is no new commit (a tag, a commit
-    # the repository has), when git peels them all.
-    direct = all(update.new in new for update in pushed)
-    commits = [update.new for update in pushed] if direct else _peeled(git_dir, pushed)
+    # The updates' commits, where the order (more than one commit) or the owners (more
+    # than one ref) need them: a new ref at a known commit asks git nothing more.
+    several = len(details) > 1 or len(pushed) > 1
+    commits = _update_commits(git_dir, pushed, new) if several else []
     if len(details) > 1:
         heads = [each for each in commits if each in new]
         ordered = _in_order(git_dir, details, heads)
@@ -98,9 +98,12 @@ def received_commits(
     return [replace(each, ref=owners.get(each.info.id, pushed[0].ref)) for each in details]
 
 
-def _peeled(git_dir: str, pushed: Sequence[RefUpdate]) -> list[str]:
-    """The commit each update's new id names (a tag peeled); a tag of a tree or a
-    blob names none (git says ``<name> missing``, which is no commit's id)."""
+def _update_commits(git_dir: str, pushed: Sequence[RefUpdate], new: set[str]) -> list[str]:
+    """The commit each update's new id names: the id itself where each is a new
+    commit, else as git peels them all (a tag; a commit the repository has). A tag of
+    a tree or a blob names none (git says ``<name> missing``, which is no commit's id)."""
+    if all(update.new in new for update in pushed):
+        return [update.new for update in pushed]
     asked = "".join(f"{update.new}^{{commit}}\n" for update in pushed).encode()
     listed = git_output(git_dir, "cat-file", "--batch-check=%(objectname)", stdin=asked)
     return listed.decode().splitlines()
