@@ -29,26 +29,30 @@ if TYPE_CHECKING:
 CONTEXT_LINES = 6
 
 #: A line that could hold a value whose name stands above it. Each starts after a
-#: newline: a literal first byte lets the search skip ahead in C to each line.
+#: newline: a literal first byte lets the search skip ahead in C to each line. The
+#: quantifiers are possessive where what follows cannot continue what they match, so
+#: a line that fails is given up at once (the same lines match; ``tests/test_context``).
 _VALUE = (
-    rb"\n[ \t]*(?:-[ \t]+)?(?:[\"']?(?:value|default|Default)[\"']?[ \t]*[:=]|<string>)"
-    rb"|\n[ \t]+[A-Za-z0-9+/=_.~!@#%^&*-]{16,256}[ \t]*\r?\n"
+    rb"\n[ \t]*+(?:-[ \t]+)?(?:[\"']?(?:value|default|Default)[\"']?[ \t]*[:=]|<string>)"
+    rb"|\n[ \t]++[A-Za-z0-9+/=_.~!@#%^&*-]{16,256}+[ \t]*+\r?\n"
 )
-#: A line that could name a value below it: a telling name that ends the line where
-#: its value would start (``password:``, ``token: |``, ``variable "db_password" {``,
-#: ``<key>apiToken</key>``), or that a name entry gives (``- name: API_TOKEN``), in
-#: any case. Searched in the lowered text, each on its own: a caseless alternation
-#: without a literal first byte is tried at every byte, and took a sixth of a history
-#: scan (psf/requests: 1.6 CPU-s, 0.3 s so).
-_NAMES = (
-    (
-        rb"(?:pass|pwd|secret|token|key|credential|auth)[\w.-]*[\"']?[ \t]*"
-        rb"(?::[ \t]*(?:[|>][-+]?)?|\{|</key>)[ \t]*\r?\n"
-    ),
-    (
-        rb"\n[ \t]*(?:-[ \t]+)?[\"']?(?:name|key)[\"']?[ \t]*:[ \t]*[\"']?[\w.-]*"
-        rb"(?:pass|pwd|secret|token|key|credential|auth)[\w.-]*[\"']?[ \t]*,?[ \t]*\r?\n"
-    ),
+#: A line that could name a value below it, searched in the lowered text: a telling
+#: name that ends the line where its value would start (``password:``, ``token: |``,
+#: ``variable "db_password" {``, ``<key>apiToken</key>``), or that a name entry gives
+#: (``- name: API_TOKEN``), in any case.
+#:
+#: The first is searched in the text reversed, from each line's end: forwards it has
+#: no literal first byte, and is tried at each of the many bytes that start one of its
+#: words; backwards it starts with the newline and most lines fail at their last
+#: byte. Forwards it is ``(?:pass|...|auth)[\w.-]*["']?[ \t]*(?::[ \t]*(?:[|>][-+]?)?
+#: |\{|</key>)[ \t]*\r?\n``: a text holds it exactly when its reverse holds this one.
+_REVERSED_NAME = (
+    rb"\n\r?[ \t]*+(?:(?:[-+]?[|>])?[ \t]*:|\{|>yek/<)[ \t]*+[\"']?[\w.-]*"
+    rb"(?:ssap|dwp|terces|nekot|yek|laitnederc|htua)"
+)
+_NAME_ENTRY = (
+    rb"\n[ \t]*+(?:-[ \t]+)?[\"']?(?:name|key)[\"']?[ \t]*+:[ \t]*+[\"']?[\w.-]*"
+    rb"(?:pass|pwd|secret|token|key|credential|auth)[\w.-]*+[\"']?[ \t]*+,?[ \t]*+\r?\n"
 )
 
 
@@ -62,7 +66,7 @@ def may_need_context(added: Mapping[int, bytes]) -> bool:
     if _search(_VALUE, text):
         return True
     lowered = text.lower()  # ASCII only, as a bytes pattern's (?i) folds
-    return any(_search(name, lowered) for name in _NAMES)
+    return _search(_NAME_ENTRY, lowered) or _search(_REVERSED_NAME, lowered[::-1])
 
 
 @functools.cache
