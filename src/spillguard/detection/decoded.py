@@ -252,7 +252,9 @@ _INVISIBLE = (
 _DECODABLE_OUTSIDE_ASCII = f"{_INVISIBLE[:-1]}\x80-\xff]"
 
 
-_UNPRINTABLE = r"[^\t\n\r\x20-\x7e]"
+#: The ASCII control characters but tab, newline and carriage return: with every
+#: character outside ASCII, what is not printable text.
+_CONTROLS = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
 def _ebcdic(line: str) -> str:
@@ -266,7 +268,8 @@ def _ebcdic(line: str) -> str:
     except UnicodeEncodeError:
         return line
     decoded = raw.decode("cp037").replace("\x85", "\n")
-    if len(_compiled(_UNPRINTABLE).findall(decoded)) > (1 - _EBCDIC_SHARE) * len(decoded):
+    printable = len(decoded.encode("ascii", "ignore").translate(None, _CONTROLS))
+    if len(decoded) - printable > (1 - _EBCDIC_SHARE) * len(decoded):
         return line
     return decoded
 

@@ -50,6 +50,7 @@ class KeywordIndex:
         "_automaton",
         "_by_gram",
         "_by_keyword",
+        "_keyword_rules",
         "_native",
         "_small_text",
         "_tables",
@@ -75,6 +76,8 @@ class KeywordIndex:
         #: Rules tried on every line: they have no keywords.
         self.always = frozenset(always)
         self._by_keyword = {word: frozenset(rules) for word, rules in by_keyword.items()}
+        #: Each keyword's rules by its index, as the native automaton names a keyword.
+        self._keyword_rules = tuple(self._by_keyword.values())
         self._small_text = small_text
         #: Keywords by their first three characters, and those shorter than three,
         #: built on first need (a small text past GRAM_FILTER).
@@ -139,7 +142,7 @@ class KeywordIndex:
 
     def _native_hits(self, automaton: Any, lowered: str) -> list[tuple[int, frozenset[int]]]:
         """Every occurrence of every keyword, found by the native automaton in one pass."""
-        rules = list(self._by_keyword.values())
+        rules = self._keyword_rules
         found = [
             (start, rules[word])
             for word, start, _ in automaton.find_matches_as_indexes(lowered, overlapping=True)
